@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import { parseBody } from './body.js';
+import { isServing, type BackendClients } from './clients.js';
+import { isGrpcError, problemFromGrpc, sendProblem } from './problem.js';
+import { caller } from './request-context.js';
+import { authRoutes } from './routes/auth.js';
+import { eventRoutes } from './routes/events.js';
+import { ticketRoutes } from './routes/tickets.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP gateway: parses HTTP, makes one gRPC call, maps the answer back. No business rules. */
+export function createApp(config: Config, clients: BackendClients, logger: Logger) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+  app.set('etag', false);
+
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    next();
+  });
+
+  app.get('/healthz', async (_req, res) => {
+    const deadline = Math.min(config.GRPC_DEADLINE_MS, 2000);
+    const [auth, ticket] = await Promise.all([isServing(clients.authHealth, deadline), isServing(clients.ticketHealth, deadline)]);
+    const body = { status: auth && ticket ? 'ok' : 'unavailable', services: { gateway: 'ok', auth: serving(auth), ticket: serving(ticket) } };
+    res.status(auth && ticket ? 200 : 503).set('Cache-Control', 'no-store').json(body);
+  });
+
+  const call = caller(config.GRPC_DEADLINE_MS);
+  const body = parseBody(config.BODY_LIMIT_BYTES);
+  const parseWhenSent = (req: Request, res: Response, next: NextFunction) =>
+    ['POST', 'PUT', 'PATCH'].includes(req.method) ? body(req, res, next) : next();
+
+  app.use(config.AUTH_PATH_PREFIX, parseWhenSent, authRoutes(clients, call));
+  app.use(parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger));
+
+  app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (isGrpcError(err)) {
+      const problem = problemFromGrpc(err);
+      if (problem.status >= 500) logger.warn({ requestId: res.locals.requestId, path: req.path, code: err.code }, 'backend call failed');
+      return sendProblem(res, problem);
+    }
+    const status = (err as { status?: number }).status;
+    if (status === 400 || status === 413 || status === 415) return sendProblem(res, { status, detail: 'The request could not be read.' });
+    logger.error({ requestId: res.locals.requestId, path: req.path, err }, 'unhandled gateway error');
+    sendProblem(res, { status: 500, detail: 'Internal error.' });
+  });
+
+  return app;
+}
+
+const serving = (up: boolean) => (up ? 'SERVING' : 'NOT_SERVING');
+
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

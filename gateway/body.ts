@@ -1,0 +1,59 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import multer from 'multer';
+import { sendProblem } from './problem.js';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM = 'application/x-www-form-urlencoded';
+const MULTIPART = 'multipart/form-data';
+
+export type BodyKind = 'json' | 'form' | 'none';
+
+/**
+ * Parses JSON, URL-encoded and multipart bodies into req.body (a plain object) and records
+ * in res.locals.bodyKind whether the values are typed (json) or all strings (form).
+ * 400 malformed, 413 over the limit, 415 any other content type.
+ */
+export function parseBody(limitBytes: number) {
+  const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: false });
+  const form = express.urlencoded({ extended: false, limit: limitBytes, parameterLimit: 200 });
+  const multipart = multer({ limits: { fieldSize: limitBytes, fields: 200, files: 0, parts: 200 } }).none();
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) {
+      req.body = {};
+      res.locals.bodyKind = 'none' satisfies BodyKind;
+      return next();
+    }
+    if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
+      return sendProblem(res, { status: 413, detail: `The request body is larger than ${limitBytes} bytes.` });
+    }
+    const done = (kind: BodyKind) => (err?: unknown) => {
+      if (err) return sendProblem(res, bodyError(err, limitBytes));
+      if (kind === 'json' && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+        return sendProblem(res, { status: 400, detail: 'The request body must be a JSON object.' });
+      }
+      req.body = { ...(req.body as object) };
+      res.locals.bodyKind = kind;
+      next();
+    };
+    if (req.is(JSON_TYPES)) return json(req, res, done('json'));
+    if (req.is(FORM)) return form(req, res, done('form'));
+    if (req.is(MULTIPART)) return multipart(req, res, done('form'));
+    sendProblem(res, {
+      status: 415,
+      detail: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
+    });
+  };
+}
+
+function bodyError(err: unknown, limitBytes: number) {
+  const e = err as { type?: string; code?: string; status?: number };
+  if (e.type === 'entity.too.large' || e.code === 'LIMIT_FIELD_VALUE' || e.code === 'LIMIT_FIELD_COUNT' || e.code === 'LIMIT_PART_COUNT') {
+    return { status: 413, detail: `The request body is larger than ${limitBytes} bytes or has too many fields.` };
+  }
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return { status: 415, detail: 'Unsupported body encoding or charset.' };
+  if (e.code === 'LIMIT_FILE_COUNT' || e.code === 'LIMIT_UNEXPECTED_FILE') return { status: 400, detail: 'File uploads are not accepted here.' };
+  if (e.type === 'entity.parse.failed') return { status: 400, detail: 'The request body is not valid JSON.' };
+  return { status: 400, detail: 'The request body could not be read.' };
+}

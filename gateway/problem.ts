@@ -1,0 +1,97 @@
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import type { Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+
+export interface Problem {
+  status: number;
+  detail: string;
+  errors?: FieldViolation[];
+  retryAfterSeconds?: number;
+  /** Sent as RFC 6750 `error` in WWW-Authenticate on a 401. */
+  authError?: string;
+}
+
+/** Sends an RFC 9457 problem; every 401 carries WWW-Authenticate (RFC 6750). */
+export function sendProblem(res: Response, problem: Problem): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (problem.status === 401) {
+    const parts = ['Bearer realm="ticketing"'];
+    if (problem.authError) parts.push(`error="${problem.authError}"`, `error_description="${problem.detail.replace(/["\\]/g, '')}"`);
+    res.setHeader('WWW-Authenticate', parts.join(', '));
+  }
+  if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
+  res.status(problem.status).type('application/problem+json');
+  res.send(
+    JSON.stringify({
+      type: 'about:blank',
+      title: STATUS_CODES[problem.status] ?? 'Error',
+      status: problem.status,
+      detail: problem.detail,
+      ...(problem.errors ? { errors: problem.errors.map(({ field, description }) => ({ field, message: description })) } : {}),
+    }),
+  );
+}
+
+/**
+ * gRPC status -> HTTP status, as grpc-gateway's runtime/errors.go, with two refinements of
+ * ours: INVALID_ARGUMENT carrying field violations is a validation failure (422), and
+ * FAILED_PRECONDITION is a failed If-Match (412).
+ */
+export function httpStatusFor(code: GrpcStatus, hasFieldViolations: boolean): number {
+  switch (code) {
+    case GrpcStatus.OK:
+      return 200;
+    case GrpcStatus.CANCELLED:
+      return 499;
+    case GrpcStatus.INVALID_ARGUMENT:
+      return hasFieldViolations ? 422 : 400;
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return 504;
+    case GrpcStatus.NOT_FOUND:
+      return 404;
+    case GrpcStatus.ALREADY_EXISTS:
+    case GrpcStatus.ABORTED:
+      return 409;
+    case GrpcStatus.PERMISSION_DENIED:
+      return 403;
+    case GrpcStatus.UNAUTHENTICATED:
+      return 401;
+    case GrpcStatus.RESOURCE_EXHAUSTED:
+      return 429;
+    case GrpcStatus.FAILED_PRECONDITION:
+      return 412;
+    case GrpcStatus.OUT_OF_RANGE:
+      return 400;
+    case GrpcStatus.UNIMPLEMENTED:
+      return 501;
+    case GrpcStatus.UNAVAILABLE:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+/** A gRPC error as a problem. Messages of INTERNAL/UNKNOWN errors are not passed on. */
+export function problemFromGrpc(err: ServiceError): Problem {
+  const details = readErrorDetails(err);
+  const status = httpStatusFor(err.code, Boolean(details.fieldViolations?.length));
+  let detail = err.details || STATUS_CODES[status] || 'Error';
+  if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
+  if (err.code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
+  if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
+  return {
+    status,
+    detail,
+    errors: status === 422 ? details.fieldViolations : undefined,
+    retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
+    authError: status === 401 && details.reason ? 'invalid_token' : undefined,
+  };
+}
+
+export function isGrpcError(err: unknown): err is ServiceError {
+  return isServiceError(err);
+}

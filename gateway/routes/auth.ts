@@ -1,0 +1,125 @@
+import { Router, type Request, type Response } from 'express';
+import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
+import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
+import type { BackendClients } from '../clients.js';
+import { companyJson, userJson } from '../json.js';
+import { httpStatusFor } from '../problem.js';
+import type { Caller } from '../request-context.js';
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+const optionalStr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** REST face of the auth service, mounted under {auth_url}. */
+export function authRoutes(clients: BackendClients, call: Caller): Router {
+  const router = Router();
+  const auth = clients.auth;
+
+  router.post('/users', async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const user = await call(auth.signUp.bind(auth), {
+      name: str(body.name),
+      email: str(body.email),
+      password: str(body.password),
+      company_name: optionalStr(body.company_name),
+      phone: optionalStr(body.phone),
+    }, req);
+    res.status(201).json(userJson(user));
+  });
+
+  router.get('/users/me', async (req, res) => {
+    res.json(userJson(await call(auth.getCurrentUser.bind(auth), {}, req)));
+  });
+
+  router.get('/companies', async (req, res) => {
+    const { companies } = await call(auth.listCompanies.bind(auth), {}, req);
+    res.json(companies.map(companyJson));
+  });
+
+  router.post('/companies', async (req, res) => {
+    const company = await call(auth.createCompany.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    res.status(201).json(companyJson(company));
+  });
+
+  router.post('/clients', async (req, res) => {
+    const client = await call(auth.createApiClient.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    res.status(201).set('Cache-Control', 'no-store').json({ ...client, created_at: client.created_at?.toISOString().replace(/\.\d{3}Z$/, '+00:00') });
+  });
+
+  // The token endpoints answer in RFC 6749 form, never problem+json.
+  router.post('/tokens', async (req, res) => {
+    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    const body = req.body as Record<string, unknown>;
+    const basic = basicCredentials(req);
+    const request: IssueTokenRequest = {
+      grant_type: str(body.grant_type),
+      username: str(body.username),
+      password: str(body.password),
+      company_id: str(body.company_id),
+      refresh_token: str(body.refresh_token),
+      client_id: basic?.id ?? str(body.client_id),
+      client_secret: basic?.secret ?? str(body.client_secret),
+    };
+    try {
+      const token = await call(auth.issueToken.bind(auth), request, req);
+      res.json({
+        token_type: token.token_type,
+        access_token: token.access_token,
+        expires_in: token.expires_in,
+        ...(token.refresh_token ? { refresh_token: token.refresh_token, refresh_token_expires_in: token.refresh_token_expires_in } : {}),
+        info: { companies: token.info?.companies ?? [] },
+      });
+    } catch (err) {
+      sendOAuthError(res, err, basic !== undefined);
+    }
+  });
+
+  router.post('/tokens/revoke', async (req, res) => {
+    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    const body = req.body as Record<string, unknown>;
+    if (!str(body.token)) {
+      res.status(400).json({ error: 'invalid_request', error_description: 'token is required.' });
+      return;
+    }
+    try {
+      await call(auth.revokeToken.bind(auth), { token: str(body.token), token_type_hint: str(body.token_type_hint) }, req);
+      res.status(200).json({});
+    } catch (err) {
+      sendOAuthError(res, err, false);
+    }
+  });
+
+  return router;
+}
+
+function basicCredentials(req: Request): { id: string; secret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const unescape = (v: string) => {
+    try {
+      return decodeURIComponent(v.replace(/\+/g, ' '));
+    } catch {
+      return v;
+    }
+  };
+  return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+}
+
+/** RFC 6749 section 5.2 error body. */
+function sendOAuthError(res: Response, err: unknown, usedBasicAuth: boolean): void {
+  if (!isServiceError(err)) throw err;
+  const details = readErrorDetails(err);
+  const status = httpStatusFor(err.code, false);
+  if (status === 503 || status === 504 || status >= 500) {
+    res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
+    res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
+    return;
+  }
+  const error = details.reason ?? (status === 401 ? 'invalid_client' : 'invalid_request');
+  const httpStatus = error === 'invalid_client' ? 401 : status === 429 ? 429 : 400;
+  if (httpStatus === 401) res.set('WWW-Authenticate', usedBasicAuth ? 'Basic realm="ticketing"' : 'Bearer realm="ticketing"');
+  if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
+  res.status(httpStatus).json({ error, error_description: err.details });
+}

@@ -1,0 +1,38 @@
+import type { Server } from 'node:http';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import { createApp } from './app.js';
+import { createBackendClients } from './clients.js';
+
+export interface RunningGateway {
+  port: number;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  const clients = createBackendClients(config.authGrpcAddress, config.ticketGrpcAddress);
+  const app = createApp(config, clients, logger);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  server.keepAliveTimeout = 5000;
+  server.requestTimeout = 60_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port }, 'gateway listening');
+  return {
+    port,
+    shutdown: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+        }, graceMs);
+        server.close(() => {
+          clearTimeout(force);
+          clients.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

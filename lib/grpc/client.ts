@@ -1,0 +1,39 @@
+import { credentials, Metadata, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+
+export type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** One unary call with a deadline, as a promise. Rejects with the grpc-js ServiceError. */
+export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs: number): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method(request, metadata, { deadline: Date.now() + deadlineMs }, (err, response) => (err ? reject(err) : resolve(response)));
+  });
+}
+
+/** Channel options shared by every client: fail fast while a peer is down, reconnect quickly when it is back. */
+export const CLIENT_OPTIONS = {
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 5000,
+  'grpc.enable_retries': 0,
+};
+
+export const insecure = credentials.createInsecure;
+
+/** The caller identity travels as metadata: `authorization` and every `company` value. */
+export function callerMetadata(authorization: string | undefined, companies: string[], requestId?: string): Metadata {
+  const metadata = new Metadata();
+  if (authorization) metadata.set('authorization', authorization);
+  for (const company of companies) metadata.add('company', company);
+  if (requestId) metadata.set('x-request-id', requestId);
+  return metadata;
+}
+
+export function metadataStrings(metadata: Metadata, key: string): string[] {
+  return metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('utf8')));
+}

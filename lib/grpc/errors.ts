@@ -1,0 +1,104 @@
+import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { Any } from '../gen/google/protobuf/any.js';
+import { BadRequest, ErrorInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
+import { Status } from '../gen/google/rpc/status.js';
+
+export { status as GrpcCode };
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+export interface ErrorDetails {
+  fieldViolations?: FieldViolation[];
+  /** Machine-readable reason (google.rpc.ErrorInfo), e.g. an OAuth2 error code. */
+  reason?: string;
+  retryAfterSeconds?: number;
+}
+
+const DETAILS_KEY = 'grpc-status-details-bin';
+const TYPE_PREFIX = 'type.googleapis.com/';
+
+/**
+ * An error that is meant to cross a process boundary: a gRPC status code, a message that is
+ * safe to show to the caller, and standard google.rpc details.
+ */
+export class RpcError extends Error {
+  constructor(
+    public readonly code: status,
+    message: string,
+    public readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+
+  static invalidArgument(violations: FieldViolation[], message = 'The request has invalid fields.'): RpcError {
+    return new RpcError(status.INVALID_ARGUMENT, message, { fieldViolations: violations });
+  }
+  static notFound(what: string): RpcError {
+    return new RpcError(status.NOT_FOUND, `${what} not found.`);
+  }
+  static unauthenticated(message: string, reason?: string): RpcError {
+    return new RpcError(status.UNAUTHENTICATED, message, { reason });
+  }
+  static unavailable(message: string, retryAfterSeconds = 1): RpcError {
+    return new RpcError(status.UNAVAILABLE, message, { retryAfterSeconds });
+  }
+}
+
+/** The status object a grpc-js server callback takes, with details in the standard trailer. */
+export function toStatusObject(err: RpcError): Partial<StatusObject> {
+  const details: Any[] = [];
+  const { fieldViolations, reason, retryAfterSeconds } = err.details;
+  if (fieldViolations?.length) {
+    details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
+  }
+  if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: {} }).finish()));
+  if (retryAfterSeconds !== undefined) {
+    details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay: { seconds: retryAfterSeconds, nanos: 0 } }).finish()));
+  }
+  const metadata = new Metadata();
+  if (details.length) {
+    metadata.set(DETAILS_KEY, Buffer.from(Status.encode({ code: err.code, message: err.message, details }).finish()));
+  }
+  return { code: err.code, details: err.message, metadata };
+}
+
+function pack(typeName: string, value: Uint8Array): Any {
+  return { type_url: TYPE_PREFIX + typeName, value: Buffer.from(value) };
+}
+
+/** Reads the standard details back out of an error received by a grpc-js client. */
+export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDetails {
+  const raw = err.metadata?.get(DETAILS_KEY)?.[0];
+  if (!raw || typeof raw === 'string') return {};
+  const result: ErrorDetails = {};
+  try {
+    for (const detail of Status.decode(raw).details) {
+      const typeName = detail.type_url.slice(detail.type_url.lastIndexOf('/') + 1);
+      if (typeName === 'google.rpc.BadRequest') {
+        result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
+      } else if (typeName === 'google.rpc.ErrorInfo') {
+        result.reason = ErrorInfo.decode(detail.value).reason;
+      } else if (typeName === 'google.rpc.RetryInfo') {
+        result.retryAfterSeconds = RetryInfo.decode(detail.value).retry_delay?.seconds;
+      }
+    }
+  } catch {
+    return {};
+  }
+  return result;
+}
+
+export function isServiceError(err: unknown): err is ServiceError {
+  return typeof err === 'object' && err !== null && typeof (err as ServiceError).code === 'number' && 'metadata' in err;
+}
+
+/** Lets an RpcError from a downstream service pass through unchanged (e.g. the auth check's 401/400). */
+export function fromServiceError(err: ServiceError): RpcError {
+  if (err.code === status.DEADLINE_EXCEEDED) return new RpcError(status.UNAVAILABLE, 'A dependency did not answer in time.', { retryAfterSeconds: 1 });
+  if (err.code === status.UNAVAILABLE) return RpcError.unavailable('A dependency is unavailable.');
+  return new RpcError(err.code, err.details, readErrorDetails(err));
+}

@@ -1,0 +1,263 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
+import { newGuid } from '../../lib/ids.js';
+import type { Company, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
+import type { AccessTokens } from './domain/access-tokens.js';
+import { effectiveCompanies, requestedTokenCompanies } from './domain/company-scope.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
+import type { RateLimiter } from './domain/rate-limiter.js';
+import type { SessionCache } from './session-cache.js';
+import { DuplicateEmailError, type AuthStore, type CompanyRow, type UserRow } from './store/auth-store.js';
+
+export interface AuthSettings {
+  signupEnabled: boolean;
+  whitelabelId: string;
+  refreshTokenTtlSeconds: number;
+  rateLimitPerAccount: number;
+  rateLimitPerAddress: number;
+}
+
+export interface Caller {
+  userId: string;
+  sessionId: string;
+  companyIds: string[];
+  expiresAt: Date;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** OAuth2 errors travel as ErrorInfo.reason so the gateway can answer with RFC 6749 bodies. */
+const oauthError = (code: status, reason: string, message: string, retryAfterSeconds?: number) =>
+  new RpcError(code, message, { reason, retryAfterSeconds });
+const invalidGrant = (message: string) => oauthError(status.INVALID_ARGUMENT, 'invalid_grant', message);
+
+/** The rules of the auth service: accounts, tokens, sessions and company scopes. */
+export class AuthService {
+  constructor(
+    private readonly store: AuthStore,
+    private readonly cache: SessionCache,
+    private readonly tokens: AccessTokens,
+    private readonly limiter: RateLimiter,
+    private readonly settings: AuthSettings,
+  ) {}
+
+  async signUp(input: { name: string; email: string; password: string; company_name?: string; phone?: string }): Promise<User> {
+    if (!this.settings.signupEnabled) throw new RpcError(status.PERMISSION_DENIED, 'Sign-up is disabled on this installation.');
+    const violations: FieldViolation[] = [];
+    const name = input.name.trim();
+    const email = input.email.trim().toLowerCase();
+    if (name.length < 1 || name.length > 255) violations.push({ field: 'name', description: 'must be 1 to 255 characters' });
+    if (!EMAIL.test(email) || email.length > 320) violations.push({ field: 'email', description: 'must be an e-mail address' });
+    if (input.password.length < 8) violations.push({ field: 'password', description: 'must be at least 8 characters' });
+    if (input.password.length > 1024) violations.push({ field: 'password', description: 'must be at most 1024 characters' });
+    const companyName = (input.company_name ?? '').trim() || name;
+    if (companyName.length > 255) violations.push({ field: 'company_name', description: 'must be at most 255 characters' });
+    const phone = input.phone?.trim() || null;
+    if (phone !== null && phone.length > 64) violations.push({ field: 'phone', description: 'must be at most 64 characters' });
+    if (violations.length) throw RpcError.invalidArgument(violations);
+    try {
+      const user = await this.store.createUserWithCompany({
+        whitelabelId: this.settings.whitelabelId,
+        name,
+        email,
+        phone,
+        passwordHash: await hashPassword(input.password),
+        companyName,
+      });
+      return toUser(user);
+    } catch (err) {
+      if (err instanceof DuplicateEmailError) throw new RpcError(status.ALREADY_EXISTS, 'A user with this e-mail address already exists.');
+      throw err;
+    }
+  }
+
+  async issueToken(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
+    this.limit(`address:${clientAddress}`, this.settings.rateLimitPerAddress);
+    switch (request.grant_type) {
+      case 'password':
+        return this.passwordGrant(request);
+      case 'refresh_token':
+        return this.refreshGrant(request);
+      case 'client_credentials':
+        return this.clientCredentialsGrant(request);
+      case '':
+        throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'grant_type is required.');
+      default:
+        throw oauthError(status.INVALID_ARGUMENT, 'unsupported_grant_type', 'grant_type must be password, refresh_token or client_credentials.');
+    }
+  }
+
+  private async passwordGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+    if (!request.username || !request.password) {
+      throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'username and password are required.');
+    }
+    this.limit(`account:${request.username.trim().toLowerCase()}`, this.settings.rateLimitPerAccount);
+    const user = await this.store.findUserByEmail(request.username.trim());
+    const passwordOk = await verifyPassword(request.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !passwordOk) throw invalidGrant('The user name or password is incorrect.');
+    return this.startSession(user, null, request.company_id, true);
+  }
+
+  private async clientCredentialsGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+    if (!request.client_id || !request.client_secret) {
+      throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'client_id and client_secret are required.');
+    }
+    this.limit(`account:client:${request.client_id}`, this.settings.rateLimitPerAccount);
+    const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch(() => undefined);
+    const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
+    const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
+    if (!client || !user) throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
+    return this.startSession(user, client.client_id, request.company_id, false);
+  }
+
+  private async refreshGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+    if (!request.refresh_token) throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'refresh_token is required.');
+    const tokenHash = sha256(request.refresh_token);
+    const stored = await this.store.findRefreshToken(tokenHash);
+    if (!stored) throw invalidGrant('The refresh token is invalid.');
+    const session = await this.store.findSession(stored.session_id);
+    if (!session || session.revoked_at || stored.expires_at <= new Date()) throw invalidGrant('The refresh token is invalid or expired.');
+    if (stored.used_at || !(await this.store.consumeRefreshToken(tokenHash))) {
+      // A refresh token used twice was copied: end the whole session (OAuth 2.0 Security BCP 4.14).
+      await this.revokeSession(session.guid);
+      throw invalidGrant('The refresh token was already used; the session has been revoked.');
+    }
+    const user = await this.store.findUser(session.user_id);
+    if (!user) throw invalidGrant('The refresh token is invalid.');
+    const expiresAt = new Date(Date.now() + this.settings.refreshTokenTtlSeconds * 1000);
+    await this.store.extendSession(session.guid, expiresAt);
+    const memberOf = await this.store.companyIdsOf(user.guid);
+    const companies = session.company_ids.filter((guid) => memberOf.includes(guid));
+    return this.tokenResponse(user.guid, session.guid, companies, await this.newRefreshToken(session.guid, expiresAt));
+  }
+
+  private async startSession(user: UserRow, clientId: string | null, companyParameter: string, withRefreshToken: boolean): Promise<IssueTokenResponse> {
+    const memberOf = await this.store.companyIdsOf(user.guid);
+    const { companies, refused } = requestedTokenCompanies(companyParameter, memberOf, user.default_company_id);
+    if (refused.length) {
+      throw oauthError(status.INVALID_ARGUMENT, 'invalid_scope', `company_id names companies this account cannot access: ${refused.join(', ').slice(0, 300)}.`);
+    }
+    const lifetime = withRefreshToken ? this.settings.refreshTokenTtlSeconds : this.tokens.ttlSeconds;
+    const expiresAt = new Date(Date.now() + lifetime * 1000);
+    const sessionId = await this.store.createSession({ userId: user.guid, clientId, companyIds: companies, expiresAt });
+    const refreshToken = withRefreshToken ? await this.newRefreshToken(sessionId, expiresAt) : '';
+    return this.tokenResponse(user.guid, sessionId, companies, refreshToken);
+  }
+
+  private async newRefreshToken(sessionId: string, expiresAt: Date): Promise<string> {
+    const token = newSecret();
+    await this.store.storeRefreshToken({ tokenHash: sha256(token), sessionId, expiresAt });
+    return token;
+  }
+
+  private async tokenResponse(userId: string, sessionId: string, companyIds: string[], refreshToken: string): Promise<IssueTokenResponse> {
+    const companies = await this.store.companies(companyIds);
+    return {
+      token_type: 'Bearer',
+      access_token: this.tokens.sign(userId, sessionId),
+      expires_in: this.tokens.ttlSeconds,
+      refresh_token: refreshToken,
+      refresh_token_expires_in: refreshToken ? this.settings.refreshTokenTtlSeconds : 0,
+      info: { companies: companies.map(({ guid, name }) => ({ guid, name })) },
+    };
+  }
+
+  /** RFC 7009: access or refresh token; unknown tokens are not an error. */
+  async revokeToken(token: string): Promise<void> {
+    const claims = this.tokens.verify(token, { ignoreExpiration: true });
+    if (claims) return this.revokeSession(claims.sessionId);
+    const stored = token ? await this.store.findRefreshToken(sha256(token)) : undefined;
+    if (stored) await this.revokeSession(stored.session_id);
+  }
+
+  async revokeSession(sessionId: string): Promise<void> {
+    await this.store.revokeSession(sessionId);
+    await this.cache.markRevoked(sessionId);
+  }
+
+  async revokeSessionsOfUser(userId: string): Promise<number> {
+    const ids = await this.store.revokeSessionsOfUser(userId);
+    for (const id of ids) await this.cache.markRevoked(id);
+    return ids.length;
+  }
+
+  /** The check every service runs on every caller. */
+  async authenticate(accessToken: string, companyHeaderValues: string[]): Promise<Caller> {
+    if (!accessToken) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'invalid_token');
+    const claims = this.tokens.verify(accessToken);
+    if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
+    const session = await this.liveSession(claims.sessionId, claims.userId);
+    const companyIds = effectiveCompanies(session.companyIds, companyHeaderValues);
+    return { userId: claims.userId, sessionId: claims.sessionId, companyIds, expiresAt: claims.expiresAt };
+  }
+
+  private async liveSession(sessionId: string, userId: string) {
+    let session = await this.cache.get(sessionId);
+    if (!session) {
+      const row = await this.store.findSession(sessionId);
+      const user = row ? await this.store.findUser(row.user_id) : undefined;
+      if (!row || !user) throw RpcError.unauthenticated('The access token is no longer valid.', 'invalid_token');
+      const memberOf = await this.store.companyIdsOf(row.user_id);
+      session = {
+        userId: row.user_id,
+        companyIds: row.company_ids.filter((guid) => memberOf.includes(guid)),
+        expiresAt: row.expires_at.getTime(),
+        revoked: row.revoked_at !== undefined,
+      };
+      await this.cache.fill(sessionId, session);
+    }
+    if (session.revoked || session.expiresAt <= Date.now() || session.userId !== userId) {
+      throw RpcError.unauthenticated('The access token has been revoked or its session has ended.', 'invalid_token');
+    }
+    return session;
+  }
+
+  async currentUser(caller: Caller): Promise<User> {
+    const user = await this.store.findUser(caller.userId);
+    if (!user) throw RpcError.unauthenticated('The access token is no longer valid.', 'invalid_token');
+    return toUser(user);
+  }
+
+  async listCompanies(caller: Caller): Promise<Company[]> {
+    return (await this.store.companies(caller.companyIds)).map(toCompany);
+  }
+
+  async createCompany(caller: Caller, name: string): Promise<Company> {
+    const trimmed = name.trim();
+    if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
+    return toCompany(await this.store.createCompany(caller.userId, trimmed));
+  }
+
+  async createApiClient(userId: string, name: string) {
+    const trimmed = name.trim();
+    if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
+    const secret = newSecret();
+    const client = await this.store.createApiClient({ clientId: newGuid(), userId, name: trimmed, secretHash: sha256(secret) });
+    return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at };
+  }
+
+  private limit(key: string, max: number): void {
+    const retryAfter = this.limiter.hit(key, max);
+    if (retryAfter > 0) {
+      throw oauthError(status.RESOURCE_EXHAUSTED, 'temporarily_unavailable', `Too many token requests; retry after ${retryAfter} seconds.`, retryAfter);
+    }
+  }
+}
+
+export function toUser(user: UserRow): User {
+  return {
+    guid: user.guid,
+    default_company_id: user.default_company_id,
+    whitelabel_id: user.whitelabel_id,
+    name: user.name,
+    email: user.email,
+    phone: user.phone ?? undefined,
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+    deleted_at: user.deleted_at,
+  };
+}
+
+function toCompany(company: CompanyRow): Company {
+  return { guid: company.guid, name: company.name, created_at: company.created_at, updated_at: company.updated_at };
+}

@@ -1,0 +1,48 @@
+import jwt from 'jsonwebtoken';
+import { newGuid } from '../../../lib/ids.js';
+
+const ALGORITHM = 'HS256' as const;
+
+export interface AccessTokenClaims {
+  userId: string;
+  sessionId: string;
+  expiresAt: Date;
+}
+
+/** Signs and checks access tokens: HS256 pinned; exp, iss, aud, sub and sid all required. */
+export class AccessTokens {
+  constructor(
+    private readonly secret: string,
+    private readonly issuer: string,
+    private readonly audience: string,
+    readonly ttlSeconds: number,
+  ) {}
+
+  sign(userId: string, sessionId: string): string {
+    return jwt.sign({ sid: sessionId }, this.secret, {
+      algorithm: ALGORITHM,
+      subject: userId,
+      issuer: this.issuer,
+      audience: this.audience,
+      expiresIn: this.ttlSeconds,
+      jwtid: newGuid(),
+    });
+  }
+
+  /** Returns the claims, or undefined for any token that is not ours, not intact or not current. */
+  verify(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
+    try {
+      const payload = jwt.verify(token, this.secret, {
+        algorithms: [ALGORITHM],
+        issuer: this.issuer,
+        audience: this.audience,
+        ignoreExpiration: options.ignoreExpiration ?? false,
+      });
+      if (typeof payload !== 'object' || typeof payload.exp !== 'number') return undefined;
+      if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
+      return { userId: payload.sub, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) };
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import type { AuthServiceServer } from '../../lib/gen/auth/v1/auth.js';
+import { bearerToken, companyValues } from '../../lib/grpc/caller.js';
+import { metadataStrings } from '../../lib/grpc/client.js';
+import { unary } from '../../lib/grpc/server.js';
+import type { Logger } from '../../lib/logger.js';
+import type { AuthService } from './auth-service.js';
+
+/** gRPC face of the auth service: reads metadata, calls the service, nothing else. */
+export function authRpcHandlers(service: AuthService, logger: Logger): AuthServiceServer {
+  const caller = (call: ServerUnaryCall<unknown, unknown>) => service.authenticate(bearerToken(call.metadata), companyValues(call.metadata));
+  return {
+    signUp: unary(logger, 'SignUp', (req) => service.signUp({ ...req, company_name: req.company_name, phone: req.phone })),
+    issueToken: unary(logger, 'IssueToken', (req, call) => service.issueToken(req, clientAddress(call))),
+    revokeToken: unary(logger, 'RevokeToken', async (req) => {
+      await service.revokeToken(req.token);
+      return {};
+    }),
+    authenticate: unary(logger, 'Authenticate', async (req) => {
+      const result = await service.authenticate(req.access_token, req.company);
+      return { user_id: result.userId, session_id: result.sessionId, company_ids: result.companyIds, expires_at: result.expiresAt };
+    }),
+    getCurrentUser: unary(logger, 'GetCurrentUser', async (_req, call) => service.currentUser(await caller(call))),
+    listCompanies: unary(logger, 'ListCompanies', async (_req, call) => ({ companies: await service.listCompanies(await caller(call)) })),
+    createCompany: unary(logger, 'CreateCompany', async (req, call) => service.createCompany(await caller(call), req.name)),
+    createApiClient: unary(logger, 'CreateApiClient', async (req, call) => service.createApiClient((await caller(call)).userId, req.name)),
+  };
+}
+
+/** The end user's address for rate limiting: the gateway forwards it; direct callers are counted by peer. */
+function clientAddress(call: ServerUnaryCall<unknown, unknown>): string {
+  const forwarded = metadataStrings(call.metadata, 'x-forwarded-for')[0];
+  if (forwarded) return forwarded.split(',')[0]!.trim();
+  return call.getPeer().replace(/:\d+$/, '');
+}

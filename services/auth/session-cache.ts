@@ -1,0 +1,154 @@
+import { createClient } from 'redis';
+import type { Logger } from '../../lib/logger.js';
+
+export interface CachedSession {
+  userId: string;
+  companyIds: string[];
+  expiresAt: number;
+  revoked: boolean;
+}
+
+/**
+ * Cache in front of the sessions table, never the only copy. Fills never overwrite
+ * (so a fill racing a revocation cannot resurrect a session); revocations always do.
+ */
+/** Tombstone written on revocation: a fill that raced the revocation cannot replace it. */
+const REVOKED: CachedSession = { userId: '', companyIds: [], expiresAt: 0, revoked: true };
+
+export interface SessionCache {
+  get(sessionId: string): Promise<CachedSession | undefined>;
+  fill(sessionId: string, session: CachedSession): Promise<void>;
+  markRevoked(sessionId: string): Promise<void>;
+  isHealthy(): boolean;
+  close(): Promise<void>;
+}
+
+export class MemorySessionCache implements SessionCache {
+  private readonly entries = new Map<string, { session: CachedSession; until: number }>();
+
+  constructor(private readonly ttlSeconds: number) {}
+
+  async get(sessionId: string): Promise<CachedSession | undefined> {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      this.entries.delete(sessionId);
+      return undefined;
+    }
+    return entry.session;
+  }
+
+  async fill(sessionId: string, session: CachedSession): Promise<void> {
+    if (this.entries.size > 100_000) this.entries.clear();
+    const existing = this.entries.get(sessionId);
+    if (!existing || existing.until <= Date.now()) this.entries.set(sessionId, { session, until: Date.now() + this.ttlSeconds * 1000 });
+  }
+
+  async markRevoked(sessionId: string): Promise<void> {
+    this.entries.set(sessionId, { session: REVOKED, until: Date.now() + this.ttlSeconds * 1000 });
+  }
+
+  isHealthy(): boolean {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Redis cache with a short per-command timeout and no offline queue: while Redis is down
+ * every call costs at most the timeout and the database answers. Revocations that could
+ * not reach Redis are kept and written as soon as it is back, and until then those
+ * sessions bypass the cache, so a revoked token is never accepted from a stale entry.
+ */
+export class RedisSessionCache implements SessionCache {
+  private readonly client;
+  private readonly pendingRevocations = new Set<string>();
+  private lastErrorLog = 0;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    private readonly ttlSeconds: number,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.client = createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 1000) },
+    });
+    this.client.on('error', (err: Error) => {
+      if (Date.now() - this.lastErrorLog > 10_000) {
+        this.lastErrorLog = Date.now();
+        this.logger.warn({ err: err.message }, 'redis unavailable; sessions are read from the database');
+      }
+    });
+    this.client.on('ready', () => {
+      this.logger.info('redis session cache ready');
+      void this.flushPending();
+    });
+    this.client.connect().catch(() => undefined);
+  }
+
+  private key(sessionId: string): string {
+    return `${this.prefix}session:${sessionId}`;
+  }
+
+  async get(sessionId: string): Promise<CachedSession | undefined> {
+    if (this.pendingRevocations.size) await this.flushPending();
+    if (this.pendingRevocations.has(sessionId) || !this.client.isReady) return undefined;
+    try {
+      const raw = await this.withTimeout(this.client.get(this.key(sessionId)));
+      return raw ? (JSON.parse(raw) as CachedSession) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async fill(sessionId: string, session: CachedSession): Promise<void> {
+    if (!this.client.isReady || this.pendingRevocations.has(sessionId)) return;
+    try {
+      await this.withTimeout(this.client.set(this.key(sessionId), JSON.stringify(session), { EX: this.ttlSeconds, NX: true }));
+    } catch {
+      // A cache that cannot be filled costs a database read next time, nothing more.
+    }
+  }
+
+  async markRevoked(sessionId: string): Promise<void> {
+    this.pendingRevocations.add(sessionId);
+    await this.flushPending();
+  }
+
+  isHealthy(): boolean {
+    return this.client.isReady;
+  }
+
+  private async flushPending(): Promise<void> {
+    if (!this.client.isReady) return;
+    for (const sessionId of [...this.pendingRevocations]) {
+      try {
+        await this.withTimeout(this.client.set(this.key(sessionId), JSON.stringify(REVOKED), { EX: this.ttlSeconds }));
+        this.pendingRevocations.delete(sessionId);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('redis command timed out')), this.timeoutMs);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (this.client.isOpen) await this.client.close();
+    } catch {
+      this.client.destroy();
+    }
+  }
+}

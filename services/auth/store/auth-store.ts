@@ -1,0 +1,249 @@
+import { fromDbTime, isUniqueViolation, toDbTime, type Knex } from '../../../lib/db.js';
+import { newGuid } from '../../../lib/ids.js';
+
+export interface UserRow {
+  guid: string;
+  whitelabel_id: string;
+  default_company_id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  password_hash: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at?: Date;
+}
+
+export interface CompanyRow {
+  guid: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SessionRow {
+  guid: string;
+  user_id: string;
+  client_id: string | null;
+  company_ids: string[];
+  expires_at: Date;
+  revoked_at?: Date;
+}
+
+export interface RefreshTokenRow {
+  token_hash: string;
+  session_id: string;
+  expires_at: Date;
+  used_at?: Date;
+}
+
+export interface ApiClientRow {
+  client_id: string;
+  user_id: string;
+  name: string;
+  secret_hash: string;
+  created_at: Date;
+  revoked_at?: Date;
+}
+
+export class DuplicateEmailError extends Error {}
+
+type Raw = Record<string, unknown>;
+
+const toUser = (r: Raw): UserRow => ({
+  guid: r.guid as string,
+  whitelabel_id: r.whitelabel_id as string,
+  default_company_id: r.default_company_id as string,
+  name: r.name as string,
+  email: r.email as string,
+  phone: (r.phone as string | null) ?? null,
+  password_hash: r.password_hash as string,
+  created_at: fromDbTime(r.created_at as string)!,
+  updated_at: fromDbTime(r.updated_at as string)!,
+  deleted_at: fromDbTime(r.deleted_at as string | null),
+});
+
+const toCompany = (r: Raw): CompanyRow => ({
+  guid: r.guid as string,
+  name: r.name as string,
+  created_at: fromDbTime(r.created_at as string)!,
+  updated_at: fromDbTime(r.updated_at as string)!,
+});
+
+/** All SQL of the auth service. Emails are stored lower-cased; times as UTC. */
+export class AuthStore {
+  constructor(private readonly db: Knex) {}
+
+  async ensureWhitelabel(name: string): Promise<string> {
+    const existing = await this.db('whitelabels').where({ name }).first('guid');
+    if (existing) return existing.guid as string;
+    try {
+      const guid = newGuid();
+      await this.db('whitelabels').insert({ guid, name, created_at: toDbTime(new Date()) });
+      return guid;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const row = await this.db('whitelabels').where({ name }).first('guid');
+      return row.guid as string;
+    }
+  }
+
+  /** Creates the user, its first company and the membership in one transaction. */
+  async createUserWithCompany(input: {
+    whitelabelId: string;
+    name: string;
+    email: string;
+    phone: string | null;
+    passwordHash: string;
+    companyName: string;
+  }): Promise<UserRow> {
+    const now = new Date();
+    const companyId = newGuid();
+    const userId = newGuid();
+    try {
+      await this.db.transaction(async (trx) => {
+        await trx('companies').insert({ guid: companyId, name: input.companyName, created_at: toDbTime(now), updated_at: toDbTime(now) });
+        await trx('users').insert({
+          guid: userId,
+          whitelabel_id: input.whitelabelId,
+          default_company_id: companyId,
+          name: input.name,
+          email: input.email.toLowerCase(),
+          phone: input.phone,
+          password_hash: input.passwordHash,
+          created_at: toDbTime(now),
+          updated_at: toDbTime(now),
+        });
+        await trx('memberships').insert({ user_id: userId, company_id: companyId, created_at: toDbTime(now) });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new DuplicateEmailError();
+      throw err;
+    }
+    return (await this.findUser(userId))!;
+  }
+
+  async findUser(guid: string): Promise<UserRow | undefined> {
+    const row = await this.db('users').where({ guid }).whereNull('deleted_at').first();
+    return row ? toUser(row) : undefined;
+  }
+
+  async findUserByEmail(email: string): Promise<UserRow | undefined> {
+    const row = await this.db('users').where({ email: email.toLowerCase() }).whereNull('deleted_at').first();
+    return row ? toUser(row) : undefined;
+  }
+
+  async companyIdsOf(userId: string): Promise<string[]> {
+    const rows = await this.db('memberships').where({ user_id: userId }).orderBy('created_at').orderBy('company_id').select('company_id');
+    return rows.map((r) => r.company_id as string);
+  }
+
+  async companies(guids: string[]): Promise<CompanyRow[]> {
+    if (guids.length === 0) return [];
+    const rows = await this.db('companies').whereIn('guid', guids).orderBy('created_at').orderBy('guid');
+    return rows.map(toCompany);
+  }
+
+  async createCompany(userId: string, name: string): Promise<CompanyRow> {
+    const now = toDbTime(new Date());
+    const guid = newGuid();
+    await this.db.transaction(async (trx) => {
+      await trx('companies').insert({ guid, name, created_at: now, updated_at: now });
+      await trx('memberships').insert({ user_id: userId, company_id: guid, created_at: now });
+    });
+    return (await this.companies([guid]))[0]!;
+  }
+
+  async addMember(userId: string, companyId: string): Promise<void> {
+    try {
+      await this.db('memberships').insert({ user_id: userId, company_id: companyId, created_at: toDbTime(new Date()) });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+
+  async createSession(input: { userId: string; clientId: string | null; companyIds: string[]; expiresAt: Date }): Promise<string> {
+    const guid = newGuid();
+    await this.db('sessions').insert({
+      guid,
+      user_id: input.userId,
+      client_id: input.clientId,
+      company_ids: JSON.stringify(input.companyIds),
+      created_at: toDbTime(new Date()),
+      expires_at: toDbTime(input.expiresAt),
+    });
+    return guid;
+  }
+
+  async findSession(guid: string): Promise<SessionRow | undefined> {
+    const row = await this.db('sessions').where({ guid }).first();
+    if (!row) return undefined;
+    return {
+      guid: row.guid,
+      user_id: row.user_id,
+      client_id: row.client_id ?? null,
+      company_ids: JSON.parse(row.company_ids) as string[],
+      expires_at: fromDbTime(row.expires_at)!,
+      revoked_at: fromDbTime(row.revoked_at),
+    };
+  }
+
+  async extendSession(guid: string, expiresAt: Date): Promise<void> {
+    await this.db('sessions').where({ guid }).whereNull('revoked_at').update({ expires_at: toDbTime(expiresAt) });
+  }
+
+  async revokeSession(guid: string): Promise<void> {
+    await this.db('sessions').where({ guid }).whereNull('revoked_at').update({ revoked_at: toDbTime(new Date()) });
+  }
+
+  /** Revokes every live session of a user; returns their ids so that caches can drop them. */
+  async revokeSessionsOfUser(userId: string): Promise<string[]> {
+    const rows = await this.db('sessions').where({ user_id: userId }).whereNull('revoked_at').select('guid');
+    const ids = rows.map((r) => r.guid as string);
+    if (ids.length) await this.db('sessions').whereIn('guid', ids).update({ revoked_at: toDbTime(new Date()) });
+    return ids;
+  }
+
+  async storeRefreshToken(input: { tokenHash: string; sessionId: string; expiresAt: Date }): Promise<void> {
+    await this.db('refresh_tokens').insert({
+      token_hash: input.tokenHash,
+      session_id: input.sessionId,
+      created_at: toDbTime(new Date()),
+      expires_at: toDbTime(input.expiresAt),
+    });
+  }
+
+  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined> {
+    const row = await this.db('refresh_tokens').where({ token_hash: tokenHash }).first();
+    if (!row) return undefined;
+    return { token_hash: row.token_hash, session_id: row.session_id, expires_at: fromDbTime(row.expires_at)!, used_at: fromDbTime(row.used_at) };
+  }
+
+  /** Marks a refresh token used; false when it already was (a concurrent or replayed use). */
+  async consumeRefreshToken(tokenHash: string): Promise<boolean> {
+    const changed = await this.db('refresh_tokens').where({ token_hash: tokenHash }).whereNull('used_at').update({ used_at: toDbTime(new Date()) });
+    return changed === 1;
+  }
+
+  async createApiClient(input: { clientId: string; userId: string; name: string; secretHash: string }): Promise<ApiClientRow> {
+    const now = new Date();
+    await this.db('api_clients').insert({
+      client_id: input.clientId,
+      user_id: input.userId,
+      name: input.name,
+      secret_hash: input.secretHash,
+      created_at: toDbTime(now),
+    });
+    return { client_id: input.clientId, user_id: input.userId, name: input.name, secret_hash: input.secretHash, created_at: now };
+  }
+
+  async findApiClient(clientId: string): Promise<ApiClientRow | undefined> {
+    const row = await this.db('api_clients').where({ client_id: clientId }).whereNull('revoked_at').first();
+    if (!row) return undefined;
+    return { ...row, created_at: fromDbTime(row.created_at)!, revoked_at: undefined } as ApiClientRow;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.raw('select 1');
+  }
+}

@@ -1,0 +1,85 @@
+import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { startGateway } from '../gateway/server.js';
+import { startAuthService } from './auth/server.js';
+import { startTicketService } from './ticket/server.js';
+
+export interface RunningStack {
+  config: Config;
+  gatewayPort: number;
+  authPort: number;
+  ticketPort: number;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The whole stack in one process: the auth service, the ticket service and the gateway,
+ * each behind its own real gRPC/HTTP server on loopback, so they talk exactly as separate
+ * processes would. Ports may be 0 (ephemeral): later parts are pointed at the ports
+ * the earlier ones actually got.
+ */
+export async function startStack(config: Config, logger: Logger = createLogger('stack', config.LOG_LEVEL)): Promise<RunningStack> {
+  const auth = await startAuthService(config, logger.child({ service: 'auth' }));
+  const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
+  const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));
+  const withBoth: Config = { ...withAuth, ticketGrpcAddress: config.TICKET_GRPC_ADDRESS ?? `127.0.0.1:${ticket.port}` };
+  const gateway = await startGateway(withBoth, logger.child({ service: 'gateway' }));
+  return {
+    config: withBoth,
+    gatewayPort: gateway.port,
+    authPort: auth.port,
+    ticketPort: ticket.port,
+    async shutdown(graceMs = 10_000) {
+      await gateway.shutdown(graceMs);
+      await ticket.shutdown(graceMs);
+      await auth.shutdown(graceMs);
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger('stack', config.LOG_LEVEL);
+  const stack = await startStack(config, logger);
+  const host = config.BIND_HOST === '0.0.0.0' ? 'localhost' : config.BIND_HOST;
+  const baseUrl = `http://${host}:${stack.gatewayPort}`;
+  console.log(
+    [
+      '',
+      `  Ticketing API   ${baseUrl}`,
+      `  Auth API        ${baseUrl}${config.AUTH_PATH_PREFIX}`,
+      `  Health          ${baseUrl}/healthz`,
+      `  gRPC            ticketing.v1 on ${host}:${stack.ticketPort}, auth.v1 on ${host}:${stack.authPort}`,
+      `  Storage         ${config.AUTH_DATABASE_URL || config.TICKET_DATABASE_URL ? 'MySQL' : `SQLite files in ${config.DATA_DIR}`}; session cache: ${config.REDIS_URL ? 'Redis' : 'in-process'}`,
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stack.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: unknown) => {
+    console.error('failed to start:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,51 @@
+import path from 'node:path';
+import type { Config } from '../../lib/config.js';
+import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
+import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
+import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
+import { serveGrpc } from '../../lib/grpc/serve.js';
+import type { Logger } from '../../lib/logger.js';
+import { AuthCheck } from './auth-check.js';
+import { eventRpcHandlers, ticketRpcHandlers } from './rpc.js';
+import { ticketMigrations } from './store/migrations.js';
+
+export interface RunningTicketService {
+  port: number;
+  db: Knex;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export function openTicketDatabase(config: Config): Knex {
+  return createDatabase({
+    url: config.TICKET_DATABASE_URL,
+    sqliteFile: path.join(config.DATA_DIR, 'ticket.sqlite'),
+    migrations: { migrationSource: migrationSource(ticketMigrations), tableName: 'knex_migrations' },
+  });
+}
+
+export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
+  const db = openTicketDatabase(config);
+  await db.migrate.latest();
+  const auth = new AuthCheck(config.authGrpcAddress, Math.min(config.GRPC_DEADLINE_MS, 3000));
+
+  const server = await serveGrpc({
+    host: config.BIND_HOST,
+    port: config.TICKET_GRPC_PORT,
+    serviceName: 'ticketing.v1.TicketService',
+    definition: TicketServiceService,
+    implementation: ticketRpcHandlers(db, auth, logger),
+    logger,
+    isReady: () => db.raw('select 1').then(() => true),
+    extend: (s) => s.addService(EventServiceService, eventRpcHandlers(db, auth, logger)),
+  });
+
+  return {
+    port: server.port,
+    db,
+    async shutdown(graceMs) {
+      await server.shutdown(graceMs);
+      auth.close();
+      await db.destroy();
+    },
+  };
+}
