@@ -1,12 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Every suite runs on the embedded default (SQLite + in-process cache) and, when
+ * TEST_MYSQL_URL and TEST_REDIS_URL are set, again on MySQL/MariaDB + Redis.
+ */
+const withMysql = Boolean(process.env.TEST_MYSQL_URL && process.env.TEST_REDIS_URL);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Suites start their own stacks on ephemeral ports and their own databases; two at a time fits 2 cores.
     maxWorkers: 2,
-    fileParallelism: true,
+    projects: [
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], env: { TEST_BACKEND: 'embedded' } } },
+      ...(withMysql
+        ? [{ extends: true, test: { name: 'mysql', include: ['test/**/*.test.ts'], env: { TEST_BACKEND: 'mysql' } } }]
+        : []),
+    ],
   },
 });
