@@ -11,4 +11,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Tests read untyped JSON bodies.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/logger.js';
+import { startGateway, type RunningGateway } from '../../gateway/server.js';
+import { request, signUpAndLogin } from '../support/http.js';
+import { freePort } from '../support/redis-server.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+
+describe('a backend service that is down', () => {
+  let gateway: RunningGateway;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      AUTH_GRPC_ADDRESS: `127.0.0.1:${await freePort()}`,
+      TICKET_GRPC_ADDRESS: `127.0.0.1:${await freePort()}`,
+      GRPC_DEADLINE_MS: '3000',
+    });
+    gateway = await startGateway(config, createLogger('test', 'silent'));
+    baseUrl = `http://127.0.0.1:${gateway.port}`;
+  });
+  afterAll(async () => gateway?.shutdown(1000));
+
+  it('gives 503 with Retry-After quickly, as problem+json', async () => {
+    const started = Date.now();
+    const response = await request(`${baseUrl}/auth/users/me`, { headers: { authorization: 'Bearer x' } });
+    expect(response.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(response.body.status).toBe(503);
+  });
+
+  it('token endpoint answers 503 in RFC 6749 form', async () => {
+    const response = await request(`${baseUrl}/auth/tokens`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a@b.cd', password: 'x' }) });
+    expect(response.status).toBe(503);
+    expect(response.body.error).toBe('temporarily_unavailable');
+    expect(response.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('/healthz is 503 while the services are not ready', async () => {
+    const response = await request(`${baseUrl}/healthz`);
+    expect(response.status).toBe(503);
+    expect(response.body.services).toMatchObject({ auth: 'NOT_SERVING', ticket: 'NOT_SERVING' });
+  });
+});
+
+describe('the running stack', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.stop());
+
+  it('/healthz is 200 once the gateway and both services are ready', async () => {
+    const response = await request(`${stack.baseUrl}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', services: { gateway: 'ok', auth: 'SERVING', ticket: 'SERVING' } });
+  });
+
+  it('echoes X-Request-Id, or makes one', async () => {
+    const given = await request(`${stack.baseUrl}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await request(`${stack.baseUrl}/healthz`);
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('unknown routes are 404 problems', async () => {
+    const response = await request(`${stack.baseUrl}/nope`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  it('bodies: malformed JSON 400, over 1 MiB 413, other content types 415', async () => {
+    const url = `${stack.authUrl}/users`;
+    const bad = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    const big = await request(url, { method: 'POST', json: { name: 'x'.repeat(1024 * 1024 + 10) } });
+    expect(big.status).toBe(413);
+    const text = await request(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(text.status).toBe(415);
+    const array = await request(url, { method: 'POST', json: [1, 2] });
+    expect(array.status).toBe(400);
+  });
+
+  it('never sends internal details in an error', async () => {
+    const account = await signUpAndLogin(stack);
+    const response = await request(`${stack.authUrl}/companies`, { method: 'POST', headers: { authorization: `Bearer ${account.accessToken}` }, json: { name: 'x'.repeat(300) } });
+    expect(response.status).toBe(422);
+    expect(response.text).not.toMatch(/stack|at \w+ \(|select |insert |knex|sqlite|mysql/i);
+  });
+});
