@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import { httpDuration, httpRequests, registry } from '../lib/metrics.js';
 import { parseBody } from './body.js';
 import { isServing, type BackendClients } from './clients.js';
 import { isGrpcError, problemFromGrpc, sendProblem } from './problem.js';
@@ -24,7 +25,20 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    const stopTimer = httpDuration.startTimer();
+    res.on('finish', () => {
+      // The route pattern, never the raw path, so GUIDs do not explode the label set.
+      const route = req.route ? `${res.locals.routePrefix ?? ''}${String(req.route.path)}` : 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      const seconds = stopTimer(labels);
+      httpRequests.inc(labels);
+      logger.info({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    });
     next();
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
   });
 
   app.get('/healthz', async (_req, res) => {
@@ -39,7 +53,12 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   const parseWhenSent = (req: Request, res: Response, next: NextFunction) =>
     ['POST', 'PUT', 'PATCH'].includes(req.method) ? body(req, res, next) : next();
 
-  app.use(config.AUTH_PATH_PREFIX, parseWhenSent, authRoutes(clients, call));
+  // Express resets req.baseUrl once a router is done; keep the mount point for the route label.
+  const rememberPrefix = (req: Request, res: Response, next: NextFunction) => {
+    res.locals.routePrefix = req.baseUrl;
+    next();
+  };
+  app.use(config.AUTH_PATH_PREFIX, rememberPrefix, parseWhenSent, authRoutes(clients, call));
   app.use(parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));

@@ -27,6 +27,8 @@ const schema = z.object({
   AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   GRPC_DEADLINE_MS: positiveInt.max(120_000).default(5000),
+  // Prometheus /metrics of a separate auth or ticket process; the gateway serves /metrics on PORT.
+  METRICS_PORT: z.preprocess(emptyAsUnset, port.optional()),
   DATA_DIR: z.string().min(1).default('./data'),
   AUTH_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   TICKET_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),

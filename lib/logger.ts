@@ -1,9 +1,9 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 /** JSON logs; anything that could hold a secret is redacted wherever it appears. */
-export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   return pino({
     name,
     level,
@@ -29,5 +29,5 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
       ],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }

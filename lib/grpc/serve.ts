@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
+import { addReflection } from './reflection.js';
 
 export interface RunningServer {
   port: number;
@@ -21,6 +22,8 @@ export async function serveGrpc(options: {
   implementation: UntypedServiceImplementation;
   logger: Logger;
   isReady: () => Promise<boolean>;
+  /** Files under proto/ that describe what this server serves, for server reflection. */
+  protoFiles: string[];
   checkEveryMs?: number;
   extend?: (server: Server) => void;
 }): Promise<RunningServer> {
@@ -29,6 +32,7 @@ export async function serveGrpc(options: {
   const health = new HealthImplementation({ '': 'NOT_SERVING', [options.serviceName]: 'NOT_SERVING' });
   health.addToServer(server);
   options.extend?.(server);
+  addReflection(server, options.protoFiles);
 
   let current: ServingStatus = 'NOT_SERVING';
   const setStatus = (next: ServingStatus) => {

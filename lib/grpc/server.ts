@@ -5,7 +5,10 @@ import {
   type ServerUnaryCall,
   type ServerWritableStream,
 } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../logger.js';
+import { rpcDuration, rpcHandled } from '../metrics.js';
+import { metadataStrings } from './client.js';
 import { fromServiceError, isServiceError, RpcError, toStatusObject } from './errors.js';
 
 /** Turns any thrown error into a gRPC status; internal details are logged, never sent. */
@@ -20,15 +23,39 @@ export function toRpcError(err: unknown, logger: Logger, method: string): RpcErr
   return new RpcError(status.INTERNAL, 'Internal error.');
 }
 
+/** Counts and times one call, and logs it with the request id that came in the metadata. */
+function observe(logger: Logger, method: string, metadata: Metadata) {
+  const service = (logger.bindings().service as string | undefined) ?? 'unknown';
+  const stopTimer = rpcDuration.startTimer({ grpc_service: service, grpc_method: method });
+  const requestId = metadataStrings(metadata, 'x-request-id')[0];
+  const callLogger = requestId ? logger.child({ requestId }) : logger;
+  return {
+    logger: callLogger,
+    done(code: status) {
+      const seconds = stopTimer();
+      rpcHandled.inc({ grpc_service: service, grpc_method: method, grpc_code: status[code] ?? String(code) });
+      callLogger.debug({ method, code: status[code], ms: Math.round(seconds * 1000) }, 'rpc');
+    },
+  };
+}
+
 export function unary<Req, Res>(
   logger: Logger,
   method: string,
   handler: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
 ): handleUnaryCall<Req, Res> {
   return (call, callback) => {
+    const observed = observe(logger, method, call.metadata);
     handler(call.request, call).then(
-      (response) => callback(null, response),
-      (err: unknown) => callback(toStatusObject(toRpcError(err, logger, method))),
+      (response) => {
+        observed.done(status.OK);
+        callback(null, response);
+      },
+      (err: unknown) => {
+        const rpcError = toRpcError(err, observed.logger, method);
+        observed.done(rpcError.code);
+        callback(toStatusObject(rpcError));
+      },
     );
   };
 }
@@ -39,9 +66,18 @@ export function serverStream<Req, Res>(
   handler: (request: Req, call: ServerWritableStream<Req, Res>) => Promise<void>,
 ): handleServerStreamingCall<Req, Res> {
   return (call) => {
+    const observed = observe(logger, method, call.metadata);
     handler(call.request, call).then(
-      () => call.end(),
-      (err: unknown) => call.destroy(Object.assign(new Error(), toStatusObject(toRpcError(err, logger, method)))),
+      () => {
+        observed.done(status.OK);
+        call.end();
+      },
+      (err: unknown) => {
+        const rpcError = toRpcError(err, observed.logger, method);
+        observed.done(rpcError.code);
+        // grpc-js turns an 'error' event into the call's final status (destroy() would drop it).
+        call.emit('error', Object.assign(new Error(rpcError.message), toStatusObject(rpcError)));
+      },
     );
   };
 }

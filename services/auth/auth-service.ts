@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
+import { sessionCacheLookups } from '../../lib/metrics.js';
 import type { Company, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
 import type { AccessTokens } from './domain/access-tokens.js';
 import { effectiveCompanies, requestedTokenCompanies } from './domain/company-scope.js';
@@ -131,6 +132,17 @@ export class AuthService {
     return this.tokenResponse(user.guid, session.guid, companies, await this.newRefreshToken(session.guid, expiresAt));
   }
 
+  /**
+   * An operator-issued token (admin CLI): a real session of the user, for the companies named
+   * like the token endpoint's company_id (empty = default company, `*`, a GUID or a comma list).
+   * No password and no refresh token: the session lasts as long as the access token.
+   */
+  async issueTokenForUser(userId: string, companyParameter = ''): Promise<IssueTokenResponse> {
+    const user = await this.store.findUser(userId);
+    if (!user) throw RpcError.notFound('User');
+    return this.startSession(user, null, companyParameter, false);
+  }
+
   private async startSession(user: UserRow, clientId: string | null, companyParameter: string, withRefreshToken: boolean): Promise<IssueTokenResponse> {
     const memberOf = await this.store.companyIdsOf(user.guid);
     const { companies, refused } = requestedTokenCompanies(companyParameter, memberOf, user.default_company_id);
@@ -193,6 +205,7 @@ export class AuthService {
 
   private async liveSession(sessionId: string, userId: string) {
     let session = await this.cache.get(sessionId);
+    sessionCacheLookups.inc({ result: session ? 'hit' : 'miss' });
     if (!session) {
       const row = await this.store.findSession(sessionId);
       const user = row ? await this.store.findUser(row.user_id) : undefined;

@@ -4,6 +4,7 @@ import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { AuthServiceService } from '../../lib/gen/auth/v1/auth.js';
 import { serveGrpc, type RunningServer } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
+import { observeCache, observePool } from '../../lib/metrics.js';
 import { signingSecret } from '../../lib/secrets.js';
 import { AuthService } from './auth-service.js';
 import { AccessTokens } from './domain/access-tokens.js';
@@ -29,14 +30,26 @@ export function openAuthDatabase(config: Config): Knex {
   });
 }
 
-export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
-  const db = openAuthDatabase(config);
-  await db.migrate.latest();
+export interface AuthComponents {
+  service: AuthService;
+  store: AuthStore;
+  cache: SessionCache;
+}
+
+/**
+ * The auth service's rules on an open (migrated) database, as the gRPC server and the admin
+ * CLI use them: the same store, session cache (Redis when configured) and signing key.
+ */
+export async function createAuthService(config: Config, db: Knex, logger: Logger, options: { cache?: SessionCache } = {}): Promise<AuthComponents> {
   const store = new AuthStore(db);
   const whitelabelId = await store.ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
-  const cache: SessionCache = config.REDIS_URL
-    ? new RedisSessionCache(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.SESSION_CACHE_TTL_SECONDS, config.REDIS_COMMAND_TIMEOUT_MS, logger)
-    : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS);
+  const cache: SessionCache =
+    options.cache ??
+    (config.REDIS_URL
+      ? new RedisSessionCache(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.SESSION_CACHE_TTL_SECONDS, config.REDIS_COMMAND_TIMEOUT_MS, logger)
+      : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
+  observePool('auth', db);
+  observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
   const tokens = new AccessTokens(
     signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR),
     config.AUTH_JWT_ISSUER,
@@ -50,6 +63,13 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     rateLimitPerAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT,
     rateLimitPerAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS,
   });
+  return { service, store, cache };
+}
+
+export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
+  const db = openAuthDatabase(config);
+  await db.migrate.latest();
+  const { service, store, cache } = await createAuthService(config, db, logger);
 
   // Redis is a cache: the service is ready whenever its database answers.
   const server: RunningServer = await serveGrpc({
@@ -59,6 +79,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     definition: AuthServiceService,
     implementation: authRpcHandlers(service, logger),
     logger,
+    protoFiles: ['auth/v1/auth.proto'],
     isReady: () => store.ping().then(() => true),
   });
 

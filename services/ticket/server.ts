@@ -5,6 +5,7 @@ import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
 import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
 import { serveGrpc } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
+import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
 import { eventRpcHandlers, ticketRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
@@ -26,6 +27,7 @@ export function openTicketDatabase(config: Config): Knex {
 export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
   const db = openTicketDatabase(config);
   await db.migrate.latest();
+  observePool('ticket', db);
   const auth = new AuthCheck(config.authGrpcAddress, Math.min(config.GRPC_DEADLINE_MS, 3000));
 
   const server = await serveGrpc({
@@ -35,6 +37,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     definition: TicketServiceService,
     implementation: ticketRpcHandlers(db, auth, logger),
     logger,
+    protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto'],
     isReady: () => db.raw('select 1').then(() => true),
     extend: (s) => s.addService(EventServiceService, eventRpcHandlers(db, auth, logger)),
   });

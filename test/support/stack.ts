@@ -5,7 +5,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { createClient } from 'redis';
 import { loadConfig } from '../../lib/config.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger, type Logger } from '../../lib/logger.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
 
 export type Backend = 'embedded' | 'mysql';
@@ -31,7 +31,7 @@ export function testBackend(): Backend {
  * on its own SQLite files, or its own MySQL databases and Redis key prefix. stop() removes
  * everything it made.
  */
-export async function startTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestStack> {
   const backend = testBackend();
   const id = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-test-'));
@@ -72,7 +72,7 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
   const config = loadConfig(env);
   let running: RunningStack;
   try {
-    running = await startStack(config, createLogger('test-stack', env.LOG_LEVEL));
+    running = await startStack(config, options.logger ?? createLogger('test-stack', env.LOG_LEVEL));
   } catch (err) {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     throw err;
