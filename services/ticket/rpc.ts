@@ -1,32 +1,72 @@
-// PLACEHOLDER: being implemented (issue 3). Every method answers UNIMPLEMENTED until then.
-import { status } from '@grpc/grpc-js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Knex } from '../../lib/db.js';
 import type { EventServiceServer } from '../../lib/gen/ticketing/v1/event.js';
 import type { TicketServiceServer } from '../../lib/gen/ticketing/v1/ticket.js';
-import { RpcError } from '../../lib/grpc/errors.js';
 import { serverStream, unary } from '../../lib/grpc/server.js';
+import { isValidateOnly } from '../../lib/grpc/validate-only.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AuthCheck } from './auth-check.js';
+import { EventService } from './event-service.js';
+import { IdempotentCreation } from './idempotent-creation.js';
+import { TicketService } from './ticket-service.js';
+import { EventStore } from './store/event-store.js';
+import { IdempotencyStore } from './store/idempotency-store.js';
+import { TicketStore } from './store/ticket-store.js';
 
-const notYet = () => Promise.reject(new RpcError(status.UNIMPLEMENTED, 'Not implemented yet.'));
+/** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
-export function ticketRpcHandlers(_db: Knex, _auth: AuthCheck, logger: Logger): TicketServiceServer {
+function services(db: Knex) {
+  const creations = new IdempotentCreation(db, new IdempotencyStore(db));
+  const events = new EventService(new EventStore(db), creations);
+  return { events, tickets: new TicketService(new TicketStore(db), events, creations) };
+}
+
+export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): TicketServiceServer {
+  const { tickets } = services(db);
   return {
-    getTicket: unary(logger, 'GetTicket', notYet),
-    listTickets: unary(logger, 'ListTickets', notYet),
-    streamTickets: serverStream(logger, 'StreamTickets', notYet),
-    createTicket: unary(logger, 'CreateTicket', notYet),
-    updateTicket: unary(logger, 'UpdateTicket', notYet),
-    deleteTicket: unary(logger, 'DeleteTicket', notYet),
+    getTicket: unary(logger, 'GetTicket', async (req, call) => tickets.get(await auth.caller(call.metadata), req.guid)),
+    listTickets: unary(logger, 'ListTickets', async (req, call) => tickets.list(await auth.caller(call.metadata), req)),
+    streamTickets: serverStream(logger, 'StreamTickets', async (req, call) => {
+      const caller = await auth.caller(call.metadata);
+      for await (const ticket of tickets.stream(caller, req)) {
+        if (call.cancelled) return;
+        if (!call.write(ticket)) await drained(call);
+      }
+    }),
+    createTicket: unary(logger, 'CreateTicket', async (req, call) => tickets.create(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
+    updateTicket: unary(logger, 'UpdateTicket', async (req, call) => tickets.update(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
+    deleteTicket: unary(logger, 'DeleteTicket', async (req, call) => {
+      await tickets.delete(await auth.caller(call.metadata), req);
+      return {};
+    }),
   };
 }
 
-export function eventRpcHandlers(_db: Knex, _auth: AuthCheck, logger: Logger): EventServiceServer {
+export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): EventServiceServer {
+  const { events } = services(db);
   return {
-    getEvent: unary(logger, 'GetEvent', notYet),
-    listEvents: unary(logger, 'ListEvents', notYet),
-    createEvent: unary(logger, 'CreateEvent', notYet),
-    updateEvent: unary(logger, 'UpdateEvent', notYet),
-    deleteEvent: unary(logger, 'DeleteEvent', notYet),
+    getEvent: unary(logger, 'GetEvent', async (req, call) => events.get(await auth.caller(call.metadata), req.guid)),
+    listEvents: unary(logger, 'ListEvents', async (req, call) => events.list(await auth.caller(call.metadata), req)),
+    createEvent: unary(logger, 'CreateEvent', async (req, call) => events.create(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
+    updateEvent: unary(logger, 'UpdateEvent', async (req, call) => events.update(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
+    deleteEvent: unary(logger, 'DeleteEvent', async (req, call) => {
+      await events.delete(await auth.caller(call.metadata), req);
+      return {};
+    }),
   };
+}
+
+/** Backpressure: resolves when the stream wants more, or when the caller went away. */
+function drained(call: ServerWritableStream<unknown, unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      call.off('close', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+    call.on('close', done);
+  });
 }

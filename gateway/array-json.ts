@@ -1,0 +1,101 @@
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import type { Response } from 'express';
+
+/**
+ * Writes a JSON array item by item, honouring the response's backpressure, so that a list
+ * of any length passes through in constant memory.
+ */
+export class JsonArrayWriter {
+  private count = 0;
+  private closed = false;
+
+  constructor(private readonly res: Response) {
+    res.once('close', () => {
+      this.closed = true;
+    });
+  }
+
+  get started(): boolean {
+    return this.res.headersSent;
+  }
+
+  start(): void {
+    this.res.status(200).type('application/json');
+    this.res.write('[');
+  }
+
+  /** Writes one item; false when the response wants a pause (wait for 'drain'). */
+  writeNow(item: unknown): boolean {
+    return this.res.write(`${this.count++ === 0 ? '' : ','}${JSON.stringify(item)}`);
+  }
+
+  /** Writes one item and waits while the client is slow; false once the client has gone. */
+  async write(item: unknown): Promise<boolean> {
+    if (this.closed) return false;
+    if (!this.writeNow(item)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
+    }
+    return !this.closed;
+  }
+
+  end(): void {
+    if (!this.started) this.start();
+    this.res.end(']');
+  }
+}
+
+/** How a piped stream ended: fully written, cut off by a backend error, or abandoned by the client. */
+export type PipeOutcome = 'complete' | 'failed' | 'client-gone';
+
+/**
+ * Pipes a server stream into a JSON array. Nothing is sent before the first item (or the
+ * end), so an error the stream opens with (NOT_FOUND, UNAUTHENTICATED, ...) still becomes
+ * a proper problem response: the promise rejects with it. An error after the first item
+ * can only cut the response off, so the response is destroyed and the client sees a broken
+ * body, never a truncated list that looks complete.
+ */
+export function pipeJsonArray<T>(res: Response, source: ClientReadableStream<T>, toJson: (item: T) => unknown): Promise<PipeOutcome> {
+  const writer = new JsonArrayWriter(res);
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (then: () => void) => {
+      if (settled) return;
+      settled = true;
+      then();
+    };
+    source.on('data', (item: T) => {
+      if (!writer.started) writer.start();
+      if (!writer.writeNow(toJson(item))) {
+        source.pause();
+        res.once('drain', () => source.resume());
+      }
+    });
+    source.on('error', (err) =>
+      settle(() => {
+        if (!writer.started) return reject(err);
+        res.destroy();
+        resolve('failed');
+      }),
+    );
+    source.on('end', () =>
+      settle(() => {
+        writer.end();
+        resolve('complete');
+      }),
+    );
+    res.once('close', () =>
+      settle(() => {
+        source.cancel();
+        resolve('client-gone');
+      }),
+    );
+  });
+}

@@ -1,0 +1,75 @@
+import { parseTimestamp } from '../lib/time.js';
+import type { BodyKind } from './body.js';
+
+/**
+ * Type coercion of one body value into what its protobuf field carries: form values are
+ * all strings, JSON values may be the real type or its string form. Only types are checked
+ * here; value rules (ranges, lengths, enumerations) are the service's.
+ */
+export type FieldType =
+  | 'text'
+  | 'nullable-text'
+  | 'decimal'
+  | 'nullable-decimal'
+  | 'integer'
+  | 'boolean'
+  | 'timestamp'
+  | 'nullable-timestamp'
+  /** Output-only: accepted and ignored. */
+  | 'ignored';
+
+export type InputValue = string | number | boolean | Date | null;
+
+export type Coerced = { value: InputValue } | { error: string };
+
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const TIMESTAMP_HINT = 'must be a date-time with a UTC offset, such as 2030-01-31T20:00:00+01:00';
+
+export function coerce(type: Exclude<FieldType, 'ignored'>, raw: unknown, kind: BodyKind): Coerced {
+  if (Array.isArray(raw) && kind === 'form') return { error: 'must be sent only once' };
+  const nullable = type.startsWith('nullable-');
+  // A form cannot send null: its empty string is null for a nullable field.
+  if (raw === null || (nullable && kind === 'form' && raw === '')) return nullable ? { value: null } : { error: 'must not be null' };
+  switch (type) {
+    case 'text':
+    case 'nullable-text':
+      return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };
+    case 'decimal':
+    case 'nullable-decimal':
+      // The service checks the number itself, exactly, from its text.
+      if (typeof raw === 'number' && Number.isFinite(raw)) return { value: String(raw) };
+      return typeof raw === 'string' ? { value: raw } : { error: 'must be a number' };
+    case 'integer':
+      return integer(raw);
+    case 'boolean':
+      return boolean(raw);
+    case 'timestamp':
+    case 'nullable-timestamp': {
+      const date = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
+      return date ? { value: date } : { error: TIMESTAMP_HINT };
+    }
+  }
+}
+
+function integer(raw: unknown): Coerced {
+  let value: number;
+  if (typeof raw === 'number') value = raw;
+  else if (typeof raw === 'string' && INTEGER_TEXT.test(raw)) value = Number(raw);
+  else return { error: 'must be a whole number' };
+  if (!Number.isInteger(value)) return { error: 'must be a whole number' };
+  if (value < INT32_MIN || value > INT32_MAX) return { error: `must be a whole number no greater than ${INT32_MAX}` };
+  return { value };
+}
+
+function boolean(raw: unknown): Coerced {
+  if (typeof raw === 'boolean') return { value: raw };
+  if (raw === 1 || raw === 0) return { value: raw === 1 };
+  if (typeof raw === 'string') {
+    const text = raw.trim().toLowerCase();
+    if (text === 'true' || text === '1') return { value: true };
+    if (text === 'false' || text === '0') return { value: false };
+  }
+  return { error: 'must be true or false' };
+}

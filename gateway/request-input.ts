@@ -1,0 +1,87 @@
+import { status } from '@grpc/grpc-js';
+import type { Request, Response } from 'express';
+import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { sendProblem } from './problem.js';
+
+/** Headers and query parameters of the event and ticket routes, as their gRPC fields. */
+
+/** If-Match as the request's etag field: '' when absent; quotes and W/ stripped; `*` kept; a list stays a comma list. */
+export function ifMatch(req: Request): string {
+  const value = req.get('if-match');
+  if (!value) return '';
+  return value
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))
+    .filter((tag) => tag !== '')
+    .join(',');
+}
+
+/** A strong ETag header value. */
+export const etagHeader = (etag: string) => `"${etag}"`;
+
+/**
+ * The Idempotency-Key as request_id ('' when not sent; the service checks its form).
+ * A header that is present but empty is answered with 400 here; returns undefined then.
+ */
+export function idempotencyKey(req: Request, res: Response): string | undefined {
+  const value = req.headers['idempotency-key'];
+  if (value === undefined) return '';
+  if (value === '') {
+    sendProblem(res, { status: 400, detail: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.' });
+    return undefined;
+  }
+  return value as string;
+}
+
+export const MAX_LIMIT = 1000;
+
+export interface ListQuery {
+  /** Present when the client pages (limit and/or cursor); page size and token. */
+  page?: { limit: number; cursor: string };
+}
+
+/** `limit` (1..1000) and `cursor`; without either the whole list is wanted. Sends a 422 and returns undefined when they are bad. */
+export function listQuery(req: Request, res: Response): ListQuery | undefined {
+  const { limit, cursor } = req.query as Record<string, unknown>;
+  if (limit === undefined && cursor === undefined) return {};
+  const violations: FieldViolation[] = [];
+  let size = 100;
+  if (limit !== undefined) {
+    if (typeof limit === 'string' && /^\d{1,4}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_LIMIT) size = Number(limit);
+    else violations.push({ field: 'limit', description: `must be a whole number from 1 to ${MAX_LIMIT}` });
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') violations.push({ field: 'cursor', description: 'must be sent only once' });
+  if (violations.length) {
+    sendProblem(res, { status: 422, detail: 'The request has invalid query parameters.', errors: violations });
+    return undefined;
+  }
+  return { page: { limit: size, cursor: (cursor as string | undefined) ?? '' } };
+}
+
+/** The Link header to the next page, relative to the list's own path. */
+export function nextPageLink(req: Request, limit: number, token: string): string {
+  return `<${req.path}?limit=${limit}&cursor=${encodeURIComponent(token)}>; rel="next"`;
+}
+
+const QUERY_NAMES: Record<string, string> = { page_size: 'limit', page_token: 'cursor' };
+
+/** Runs a List call; its paging violations are answered as 422 naming the query parameters. Returns undefined when it has answered. */
+export async function listCall<T>(res: Response, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    const details = isServiceError(err) && err.code === status.INVALID_ARGUMENT ? readErrorDetails(err) : {};
+    if (!details.fieldViolations?.length) throw err;
+    const errors = details.fieldViolations.map((v) => ({ ...v, field: QUERY_NAMES[v.field] ?? v.field }));
+    sendProblem(res, { status: 422, detail: 'The request has invalid query parameters.', errors });
+    return undefined;
+  }
+}
+
+/** 405 with Allow for the other methods of a route. */
+export function methodNotAllowed(allow: string[]) {
+  return (req: Request, res: Response) => {
+    res.setHeader('Allow', allow.join(', '));
+    sendProblem(res, { status: 405, detail: `${req.method} is not allowed here; allowed: ${allow.join(', ')}.` });
+  };
+}

@@ -1,0 +1,44 @@
+/** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
+
+export const INT32_MAX = 2_147_483_647;
+
+/** The DATETIME range of MySQL, in whole UTC days. */
+const EARLIEST = Date.UTC(1000, 0, 1);
+const LATEST = Date.UTC(10000, 0, 1);
+
+/** Length in Unicode code points, so an emoji counts as one character as in MySQL utf8mb4. */
+export function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+}
+
+export function checkText(value: string, rule: { max: number; notBlank?: boolean }): string | undefined {
+  if (rule.notBlank && value.trim() === '') return 'must not be blank';
+  if (codePoints(value) > rule.max) return `must be at most ${rule.max} characters`;
+  return undefined;
+}
+
+export function checkInteger(value: number, min: number): string | undefined {
+  if (!Number.isInteger(value) || value < min || value > INT32_MAX) return `must be a whole number from ${min} to ${INT32_MAX}`;
+  return undefined;
+}
+
+export function checkEnum(value: string, allowed: readonly string[]): string | undefined {
+  return allowed.includes(value) ? undefined : `must be one of ${allowed.join(', ')}`;
+}
+
+export function checkTimestamp(value: Date): string | undefined {
+  const time = value.getTime();
+  if (Number.isNaN(time) || time < EARLIEST || time >= LATEST) return 'must be a date-time between the years 1000 and 9999';
+  return undefined;
+}
+
+/** Timestamps of responses have second precision, so a timestamp sent back is compared at that precision. */
+export function sameSecond(a: Date, b: Date): boolean {
+  return Math.floor(a.getTime() / 1000) === Math.floor(b.getTime() / 1000);
+}
+
+export function sameGuid(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

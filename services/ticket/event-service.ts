@@ -1,0 +1,108 @@
+import { status } from '@grpc/grpc-js';
+import type { Knex } from '../../lib/db.js';
+import {
+  Event,
+  type CreateEventRequest,
+  type DeleteEventRequest,
+  type ListEventsRequest,
+  type ListEventsResponse,
+  type UpdateEventRequest,
+} from '../../lib/gen/ticketing/v1/event.js';
+import { RpcError } from '../../lib/grpc/errors.js';
+import { newGuid } from '../../lib/ids.js';
+import type { AuthenticatedCaller } from './auth-check.js';
+import { etagMatches } from './domain/etag.js';
+import type { EventRecord } from './domain/event-fields.js';
+import { checkEventChanges, checkNewEvent } from './domain/event-validation.js';
+import { decodePageToken, encodePageToken, eventListKey, pageSize } from './domain/paging.js';
+import type { IdempotentCreation } from './idempotent-creation.js';
+import { storedGuid } from './request-guid.js';
+import { preconditionFailed, tooMuchContention, WRITE_ATTEMPTS } from './write-conflicts.js';
+import { eventEtag, eventMessage } from './messages.js';
+import type { EventStore } from './store/event-store.js';
+
+/** The rules of EventService, in the caller's effective company set. */
+export class EventService {
+  constructor(
+    private readonly events: EventStore,
+    private readonly creations: IdempotentCreation,
+  ) {}
+
+  /** A live event of the caller's companies, else NOT_FOUND. */
+  async find(caller: AuthenticatedCaller, guid: string): Promise<EventRecord> {
+    const id = storedGuid(guid);
+    const event = id ? await this.events.find(caller.companyIds, id) : undefined;
+    if (!event) throw RpcError.notFound('Event');
+    return event;
+  }
+
+  /** Inside a transaction that adds to the event: NOT_FOUND when it was deleted meanwhile (see EventStore.holdLive). */
+  async holdLive(trx: Knex, caller: AuthenticatedCaller, guid: string): Promise<void> {
+    if (!(await this.events.holdLive(trx, caller.companyIds, guid))) throw RpcError.notFound('Event');
+  }
+
+  async get(caller: AuthenticatedCaller, guid: string): Promise<Event> {
+    return eventMessage(await this.find(caller, guid));
+  }
+
+  async list(caller: AuthenticatedCaller, request: ListEventsRequest): Promise<ListEventsResponse> {
+    const size = pageSize(request.page_size);
+    const listKey = eventListKey(caller.companyIds);
+    const after = decodePageToken(request.page_token, listKey);
+    const rows = await this.events.list(caller.companyIds, after, size + 1);
+    const page = rows.slice(0, size);
+    return {
+      events: page.map(eventMessage),
+      next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '',
+    };
+  }
+
+  async create(caller: AuthenticatedCaller, request: CreateEventRequest, validateOnly: boolean): Promise<Event> {
+    if (caller.companyIds.length !== 1) {
+      throw new RpcError(
+        status.INVALID_ARGUMENT,
+        'Creating an event needs exactly one company: send a Company header naming the company the event belongs to.',
+      );
+    }
+    const event = request.event ?? Event.fromPartial({});
+    const prepare = async () => {
+      const now = new Date();
+      const prospective = { guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now, deleted_at: null };
+      const { values, violations } = checkNewEvent(event, prospective);
+      if (violations.length) throw RpcError.invalidArgument(violations);
+      const record = { ...prospective, ...values, updated_at: now, version: 1 };
+      return { result: eventMessage(record), write: (trx: Knex) => this.events.insert(record, trx) };
+    };
+    if (validateOnly) return (await prepare()).result;
+    return this.creations.run(
+      { caller, scope: 'CreateEvent', requestId: request.request_id, request: [Event.encode(event).finish()], codec: Event },
+      prepare,
+    );
+  }
+
+  async update(caller: AuthenticatedCaller, request: UpdateEventRequest, validateOnly: boolean): Promise<Event> {
+    const event = request.event ?? Event.fromPartial({});
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.find(caller, event.guid);
+      if (request.etag && !etagMatches(eventEtag(current), request.etag)) throw preconditionFailed('event');
+      const { changes, violations } = checkEventChanges(event, request.update_mask, current);
+      if (violations.length) throw RpcError.invalidArgument(violations);
+      if (validateOnly) return eventMessage(current);
+      const options = { now: new Date(), version: request.etag ? current.version : undefined };
+      const updated = await this.events.update(caller.companyIds, current.guid, changes, options);
+      if (updated) return eventMessage(updated);
+    }
+    throw tooMuchContention('event');
+  }
+
+  /** Soft delete; the event's tickets go with it. */
+  async delete(caller: AuthenticatedCaller, request: DeleteEventRequest): Promise<void> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.find(caller, request.guid);
+      if (request.etag && !etagMatches(eventEtag(current), request.etag)) throw preconditionFailed('event');
+      const options = { now: new Date(), version: request.etag ? current.version : undefined };
+      if (await this.events.softDelete(caller.companyIds, current.guid, options)) return;
+    }
+    throw tooMuchContention('event');
+  }
+}

@@ -1,0 +1,73 @@
+import { isUniqueViolation, type Knex } from '../../lib/db.js';
+import type { AuthenticatedCaller } from './auth-check.js';
+import { checkIdempotencyKey, IDEMPOTENCY_TTL_MS, keyReused, requestHash } from './domain/idempotency.js';
+import type { IdempotencyStore } from './store/idempotency-store.js';
+
+/** Encodes and decodes a response message (the ts-proto MessageFns of it). */
+export interface Codec<M> {
+  encode(message: M): { finish(): Uint8Array };
+  decode(bytes: Uint8Array): M;
+}
+
+/** A checked creation, ready to be written. */
+export interface PreparedCreation<M> {
+  result: M;
+  write(trx: Knex): Promise<void>;
+}
+
+export interface CreationRequest<M> {
+  caller: AuthenticatedCaller;
+  /** The method, e.g. "CreateTicket". */
+  scope: string;
+  /** The request id (Idempotency-Key); '' for none. */
+  requestId: string;
+  /** What makes two requests the same request (besides the caller's companies). */
+  request: Array<string | Uint8Array>;
+  codec: Codec<M>;
+}
+
+/**
+ * Runs a creation once per request id: a retry with the same key and the same request,
+ * by the same user, gets the first result back and writes nothing; the same key with a
+ * different request is a violation on `Idempotency-Key`. The creation and the remembered
+ * result are written in one transaction, so two concurrent retries cannot both create.
+ */
+export class IdempotentCreation {
+  constructor(
+    private readonly db: Knex,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  async run<M>(request: CreationRequest<M>, prepare: () => Promise<PreparedCreation<M>>): Promise<M> {
+    if (request.requestId === '') {
+      const prepared = await prepare();
+      await this.db.transaction((trx) => prepared.write(trx));
+      return prepared.result;
+    }
+    checkIdempotencyKey(request.requestId);
+    const id = { userId: request.caller.userId, scope: request.scope, key: request.requestId };
+    const hash = requestHash([request.scope, [...request.caller.companyIds].sort().join(','), ...request.request]);
+    const notBefore = () => new Date(Date.now() - IDEMPOTENCY_TTL_MS);
+    const replay = (stored: { requestHash: string; response: Uint8Array }): M => {
+      if (stored.requestHash !== hash) throw keyReused();
+      return request.codec.decode(stored.response);
+    };
+
+    const stored = await this.store.find(id, notBefore());
+    if (stored) return replay(stored);
+    const prepared = await prepare();
+    try {
+      await this.db.transaction(async (trx) => {
+        await prepared.write(trx);
+        await this.store.insert(trx, id, hash, request.codec.encode(prepared.result).finish(), new Date());
+      });
+      return prepared.result;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // A concurrent request with the same key won the race: answer as a retry would be answered.
+      const winner = await this.store.find(id, notBefore());
+      if (!winner) throw err;
+      return replay(winner);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
+import type { EventRecord, EventValues } from '../domain/event-fields.js';
+import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';
+
+type Raw = Record<string, unknown>;
+
+/** Event fields whose column has another name (start/end are SQL keywords). */
+const COLUMN: Record<keyof EventValues, string> = { name: 'name', description: 'description', start: 'starts_at', end: 'ends_at' };
+
+function toRecord(row: Raw): EventRecord {
+  return {
+    id: Number(row.id),
+    guid: row.guid as string,
+    company_id: row.company_id as string,
+    name: row.name as string,
+    description: (row.description as string | null) ?? null,
+    start: fromDbTime(row.starts_at as string | null) ?? null,
+    end: fromDbTime(row.ends_at as string | null) ?? null,
+    created_at: fromDbTime(row.created_at as string)!,
+    updated_at: fromDbTime(row.updated_at as string)!,
+    deleted_at: fromDbTime(row.deleted_at as string | null) ?? null,
+    version: Number(row.version),
+  };
+}
+
+function columnValue(value: EventValues[keyof EventValues]): unknown {
+  return value instanceof Date ? dbTime(value) : value;
+}
+
+export interface WriteOptions {
+  now: Date;
+  /** Only change the row while it still has this version (If-Match). */
+  version?: number;
+}
+
+/** All SQL about events. Every statement is confined to the caller's companies and to live events. */
+export class EventStore {
+  constructor(private readonly db: Knex) {}
+
+  async find(companyIds: readonly string[], guid: string): Promise<EventRecord | undefined> {
+    const row = await visibleTo(this.db('events'), companyIds).where('guid', guid).first();
+    return row ? toRecord(row as Raw) : undefined;
+  }
+
+  /**
+   * Inside a transaction that adds something to the event: true while the event is live,
+   * and (on MySQL) a shared lock that keeps a concurrent delete from passing it by, so that
+   * the delete's cascade cannot miss what is being added.
+   */
+  async holdLive(trx: Knex, companyIds: readonly string[], guid: string): Promise<boolean> {
+    const query = visibleTo(trx('events'), companyIds).where('guid', guid).first('id');
+    if (isMysql(trx)) query.forShare();
+    return (await query) !== undefined;
+  }
+
+  /** The next `limit` events after id `afterId`, in creation order. */
+  async list(companyIds: readonly string[], afterId: number, limit: number): Promise<EventRecord[]> {
+    const rows = await visibleTo(this.db('events'), companyIds).where('id', '>', afterId).orderBy('id').limit(limit);
+    return (rows as Raw[]).map(toRecord);
+  }
+
+  async insert(record: Omit<EventRecord, 'id'>, trx: Knex = this.db): Promise<void> {
+    await trx('events').insert({
+      guid: record.guid,
+      company_id: record.company_id,
+      name: record.name,
+      description: record.description,
+      starts_at: dbTime(record.start),
+      ends_at: dbTime(record.end),
+      created_at: dbTime(record.created_at),
+      updated_at: dbTime(record.updated_at),
+      deleted_at: null,
+      version: record.version,
+    });
+  }
+
+  /** One UPDATE of only the given columns, and the row as it left it (see TicketStore.update); undefined when no live row matched. */
+  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: WriteOptions): Promise<EventRecord | undefined> {
+    const set: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(changes) as Array<[keyof EventValues, EventValues[keyof EventValues]]>) {
+      set[COLUMN[field]] = columnValue(value);
+    }
+    return this.db.transaction(async (trx) => {
+      const query = visibleTo(trx('events'), companyIds).where('guid', guid);
+      if (options.version !== undefined) query.where('version', options.version);
+      const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
+      if (count === 0) return undefined;
+      return toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);
+    });
+  }
+
+  /** Soft-deletes the event and its live tickets in one transaction. */
+  async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
+    const deletedAt = dbTime(options.now);
+    return this.db.transaction(async (trx) => {
+      const query = visibleTo(trx('events'), companyIds).where('guid', guid);
+      if (options.version !== undefined) query.where('version', options.version);
+      const count = await query.update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
+      if (count === 0) return false;
+      await visibleTo(trx('tickets'), companyIds).where('event_id', guid).update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
+      return true;
+    });
+  }
+}

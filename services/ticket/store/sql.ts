@@ -1,0 +1,23 @@
+import { isMysql, toDbTime, type Knex } from '../../../lib/db.js';
+import { visibleChangeThreshold } from '../domain/updated-at.js';
+
+/** SQL fragments shared by the stores. */
+
+export const dbTime = (value: Date | null): string | null => (value ? toDbTime(value) : null);
+
+/** better-sqlite3 binds no booleans; MySQL's TINYINT(1) takes 0/1 as well. */
+export const dbBool = (value: boolean): number => (value ? 1 : 0);
+
+/**
+ * The new updated_at of an UPDATE (rule in domain/updated-at.ts), computed from the row's
+ * own previous value inside the statement, so that it also holds under concurrent updates.
+ */
+export function bumpedUpdatedAt(db: Knex, now: Date): Knex.Raw {
+  const plusOneSecond = isMysql(db) ? 'DATE_ADD(updated_at, INTERVAL 1 SECOND)' : "strftime('%Y-%m-%d %H:%M:%f', updated_at, '+1 second')";
+  return db.raw(`CASE WHEN updated_at >= ? THEN ${plusOneSecond} ELSE ? END`, [toDbTime(visibleChangeThreshold(now)), toDbTime(now)]);
+}
+
+/** Confines a query to live rows of the caller's companies. */
+export function visibleTo<T extends Knex.QueryBuilder>(query: T, companyIds: readonly string[]): T {
+  return query.whereIn('company_id', [...companyIds]).whereNull('deleted_at') as T;
+}

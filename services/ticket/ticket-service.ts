@@ -1,0 +1,142 @@
+import type { Knex } from '../../lib/db.js';
+import {
+  Ticket,
+  type CreateTicketRequest,
+  type DeleteTicketRequest,
+  type ListTicketsRequest,
+  type ListTicketsResponse,
+  type StreamTicketsRequest,
+  type UpdateTicketRequest,
+} from '../../lib/gen/ticketing/v1/ticket.js';
+import { RpcError } from '../../lib/grpc/errors.js';
+import { newGuid } from '../../lib/ids.js';
+import type { AuthenticatedCaller } from './auth-check.js';
+import { etagMatches } from './domain/etag.js';
+import { decodePageToken, encodePageToken, pageSize, ticketListKey } from './domain/paging.js';
+import type { TicketRecord } from './domain/ticket-fields.js';
+import { checkNewTicket, checkTicketChanges } from './domain/ticket-validation.js';
+import type { EventService } from './event-service.js';
+import type { IdempotentCreation } from './idempotent-creation.js';
+import { storedGuid } from './request-guid.js';
+import { preconditionFailed, tooMuchContention, WRITE_ATTEMPTS } from './write-conflicts.js';
+import { ticketEtag, ticketMessage } from './messages.js';
+import type { TicketStore } from './store/ticket-store.js';
+
+/** Rows per query of StreamTickets: memory stays constant however long the list. */
+const STREAM_BATCH = 500;
+
+/** The rules of TicketService, in the caller's effective company set. */
+export class TicketService {
+  constructor(
+    private readonly tickets: TicketStore,
+    private readonly events: EventService,
+    private readonly creations: IdempotentCreation,
+  ) {}
+
+  private async find(caller: AuthenticatedCaller, guid: string): Promise<TicketRecord> {
+    const id = storedGuid(guid);
+    const ticket = id ? await this.tickets.find(caller.companyIds, id) : undefined;
+    if (!ticket) throw RpcError.notFound('Ticket');
+    return ticket;
+  }
+
+  async get(caller: AuthenticatedCaller, guid: string): Promise<Ticket> {
+    return ticketMessage(await this.find(caller, guid), new Date());
+  }
+
+  async list(caller: AuthenticatedCaller, request: ListTicketsRequest): Promise<ListTicketsResponse> {
+    const event = await this.events.find(caller, request.event_id);
+    const size = pageSize(request.page_size);
+    const listKey = ticketListKey(event.guid);
+    const after = decodePageToken(request.page_token, listKey);
+    const rows = await this.tickets.list(caller.companyIds, event.guid, after, size + 1);
+    const page = rows.slice(0, size);
+    const now = new Date();
+    return {
+      tickets: page.map((ticket) => ticketMessage(ticket, now)),
+      next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '',
+    };
+  }
+
+  /** Every live ticket of one event, or of the whole company set when event_id is empty, in creation order, batch by batch. */
+  async *stream(caller: AuthenticatedCaller, request: StreamTicketsRequest): AsyncGenerator<Ticket> {
+    const eventId = request.event_id === '' ? undefined : (await this.events.find(caller, request.event_id)).guid;
+    let after = 0;
+    for (;;) {
+      const batch = await this.tickets.list(caller.companyIds, eventId, after, STREAM_BATCH);
+      const now = new Date();
+      for (const ticket of batch) yield ticketMessage(ticket, now);
+      if (batch.length < STREAM_BATCH) return;
+      after = batch[batch.length - 1]!.id;
+    }
+  }
+
+  /** The event must be live in the company set; the ticket belongs to the event's company. */
+  async create(caller: AuthenticatedCaller, request: CreateTicketRequest, validateOnly: boolean): Promise<Ticket> {
+    const ticket = request.ticket ?? Ticket.fromPartial({});
+    const prepare = async () => {
+      const event = await this.events.find(caller, request.event_id);
+      const now = new Date();
+      const prospective = {
+        guid: newGuid(),
+        company_id: event.company_id,
+        event_id: event.guid,
+        created_at: now,
+        deleted_at: null,
+        sold_count: 0,
+        scanned_count: 0,
+        reserved_count: 0,
+        pending_count: 0,
+      };
+      const { values, violations } = checkNewTicket(ticket, prospective);
+      if (violations.length) throw RpcError.invalidArgument(violations);
+      const record = { ...prospective, ...values, updated_at: now, version: 1 };
+      const write = async (trx: Knex) => {
+        await this.events.holdLive(trx, caller, event.guid);
+        await this.tickets.insert(record, trx);
+      };
+      return { result: ticketMessage(record, now), write };
+    };
+    if (validateOnly) return (await prepare()).result;
+    return this.creations.run(
+      {
+        caller,
+        scope: 'CreateTicket',
+        requestId: request.request_id,
+        request: [storedGuid(request.event_id) ?? request.event_id, Ticket.encode(ticket).finish()],
+        codec: Ticket,
+      },
+      prepare,
+    );
+  }
+
+  /**
+   * One UPDATE of the masked fields. Cross-field rules are re-checked by the statement
+   * itself; when the row changed in between, the update is checked again against the new
+   * row (or, with an etag, refused).
+   */
+  async update(caller: AuthenticatedCaller, request: UpdateTicketRequest, validateOnly: boolean): Promise<Ticket> {
+    const ticket = request.ticket ?? Ticket.fromPartial({});
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.find(caller, ticket.guid);
+      if (request.etag && !etagMatches(ticketEtag(current, new Date()), request.etag)) throw preconditionFailed('ticket');
+      const { changes, guards, violations } = checkTicketChanges(ticket, request.update_mask, current);
+      if (violations.length) throw RpcError.invalidArgument(violations);
+      if (validateOnly) return ticketMessage(current, new Date());
+      const options = { now: new Date(), version: request.etag ? current.version : undefined, guards };
+      const updated = await this.tickets.update(caller.companyIds, current.guid, changes, options);
+      if (updated) return ticketMessage(updated, new Date());
+    }
+    throw tooMuchContention('ticket');
+  }
+
+  async delete(caller: AuthenticatedCaller, request: DeleteTicketRequest): Promise<void> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.find(caller, request.guid);
+      if (request.etag && !etagMatches(ticketEtag(current, new Date()), request.etag)) throw preconditionFailed('ticket');
+      const options = { now: new Date(), version: request.etag ? current.version : undefined };
+      if (await this.tickets.softDelete(caller.companyIds, current.guid, options)) return;
+    }
+    throw tooMuchContention('ticket');
+  }
+}
