@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { createApp } from './app.js';
@@ -17,6 +17,15 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   });
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60_000;
+  // While draining, every response closes its connection, so busy keep-alive clients
+  // cannot hold the server open past the requests it already accepted.
+  let closing = false;
+  const open = new Set<ServerResponse>();
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('Connection', 'close');
+    open.add(res);
+    res.on('close', () => open.delete(res));
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port }, 'gateway listening');
@@ -24,6 +33,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     port,
     shutdown: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
         const force = setTimeout(() => {
           server.closeAllConnections();
         }, graceMs);

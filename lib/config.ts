@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
- * Each process uses the part it needs; docs/configuration.md lists them for operators.
+ * Each process uses the part it needs; the README and .env.example list them for operators.
  */
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -47,6 +47,8 @@ const schema = z.object({
   TOKEN_RATE_LIMIT_PER_ADDRESS: positiveInt.default(60),
   TOKEN_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  // After SIGTERM, how long work in flight may take before connections are cut.
+  SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
 });
 

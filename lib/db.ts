@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import type { Logger } from './logger.js';
 
 export type { Knex };
 
@@ -10,7 +11,13 @@ export type { Knex };
  * 'YYYY-MM-DD HH:MM:SS.mmm' on both (DATETIME(3) on MySQL), so the code never depends
  * on a connection time zone.
  */
-export function createDatabase(options: { url?: string; sqliteFile: string; migrations: Knex.MigratorConfig }): Knex {
+export function createDatabase(options: {
+  url?: string;
+  sqliteFile: string;
+  migrations: Knex.MigratorConfig;
+  logger?: Pick<Logger, 'debug' | 'warn'>;
+}): Knex {
+  const log = knexLog(options.logger);
   if (options.url) {
     const url = new URL(options.url.replace(/^mysql2:/, 'mysql:'));
     return knexFactory({
@@ -30,6 +37,7 @@ export function createDatabase(options: { url?: string; sqliteFile: string; migr
       pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
       acquireConnectionTimeout: 5000,
       migrations: options.migrations,
+      log,
     });
   }
   if (options.sqliteFile !== ':memory:') mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
@@ -48,7 +56,20 @@ export function createDatabase(options: { url?: string; sqliteFile: string; migr
       },
     },
     migrations: options.migrations,
+    log,
   });
+}
+
+/** Knex's own warnings (e.g. "Acquire connection error" with a stack) go to the logger, first line only, instead of stdout. */
+function knexLog(logger: Pick<Logger, 'debug' | 'warn'> | undefined): Knex.Config['log'] {
+  const firstLine = (message: unknown) => String(message).split('\n')[0];
+  const sink = logger ?? { debug: () => undefined, warn: () => undefined };
+  return {
+    warn: (message: unknown) => sink.debug({ knex: firstLine(message) }, 'knex warning'),
+    error: (message: unknown) => sink.warn({ knex: firstLine(message) }, 'knex error'),
+    deprecate: (message: unknown) => sink.debug({ knex: firstLine(message) }, 'knex deprecation'),
+    debug: () => undefined,
+  };
 }
 
 export function isMysql(db: Knex): boolean {

@@ -1,4 +1,7 @@
-import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import type { Config } from '../lib/config.js';
+import { loadConfigOrExit } from '../lib/process/entrypoint.js';
+import { isMain } from '../lib/process/is-main.js';
+import { shutdownOnSignals } from '../lib/process/shutdown.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { startGateway } from '../gateway/server.js';
 import { startAuthService } from './auth/server.js';
@@ -38,16 +41,7 @@ export async function startStack(config: Config, logger: Logger = createLogger('
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger('stack', config.LOG_LEVEL);
   const stack = await startStack(config, logger);
   const host = config.BIND_HOST === '0.0.0.0' ? 'localhost' : config.BIND_HOST;
@@ -63,21 +57,10 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stack.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  shutdownOnSignals((graceMs) => stack.shutdown(graceMs), { logger, graceMs: config.SHUTDOWN_GRACE_MS });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   main().catch((err: unknown) => {
     console.error('failed to start:', err instanceof Error ? err.message : err);
     process.exit(1);

@@ -22,8 +22,9 @@ export interface RunningAuthService {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function openAuthDatabase(config: Config): Knex {
+export function openAuthDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Knex {
   return createDatabase({
+    logger,
     url: config.AUTH_DATABASE_URL,
     sqliteFile: path.join(config.DATA_DIR, 'auth.sqlite'),
     migrations: { migrationSource: migrationSource(authMigrations), tableName: 'knex_migrations' },
@@ -67,7 +68,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
 }
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
-  const db = openAuthDatabase(config);
+  const db = openAuthDatabase(config, logger);
   await db.migrate.latest();
   const { service, store, cache } = await createAuthService(config, db, logger);
 

@@ -20,6 +20,11 @@ export interface SessionCache {
   fill(sessionId: string, session: CachedSession): Promise<void>;
   markRevoked(sessionId: string): Promise<void>;
   isHealthy(): boolean;
+  /**
+   * Waits (up to timeoutMs) until the cache is reachable and every revocation is written to it.
+   * True when nothing is left pending; a short-lived process (the admin CLI) checks it before exiting.
+   */
+  settle(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,10 @@ export class MemorySessionCache implements SessionCache {
   }
 
   isHealthy(): boolean {
+    return true;
+  }
+
+  async settle(): Promise<boolean> {
     return true;
   }
 
@@ -122,6 +131,16 @@ export class RedisSessionCache implements SessionCache {
 
   isHealthy(): boolean {
     return this.client.isReady;
+  }
+
+  async settle(timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      await this.flushPending();
+      if (this.client.isReady && this.pendingRevocations.size === 0) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   private async flushPending(): Promise<void> {

@@ -16,8 +16,9 @@ export interface RunningTicketService {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function openTicketDatabase(config: Config): Knex {
+export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Knex {
   return createDatabase({
+    logger,
     url: config.TICKET_DATABASE_URL,
     sqliteFile: path.join(config.DATA_DIR, 'ticket.sqlite'),
     migrations: { migrationSource: migrationSource(ticketMigrations), tableName: 'knex_migrations' },
@@ -25,7 +26,7 @@ export function openTicketDatabase(config: Config): Knex {
 }
 
 export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
-  const db = openTicketDatabase(config);
+  const db = openTicketDatabase(config, logger);
   await db.migrate.latest();
   observePool('ticket', db);
   const auth = new AuthCheck(config.authGrpcAddress, Math.min(config.GRPC_DEADLINE_MS, 3000));

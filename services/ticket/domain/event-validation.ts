@@ -1,6 +1,7 @@
 import type { FieldViolation } from '../../../lib/grpc/errors.js';
 import type { Event } from '../../../lib/gen/ticketing/v1/event.js';
-import { checkText, checkTimestamp, sameGuid, sameSecond } from './field-checks.js';
+import { sameGuid, sameSecond } from './field-checks.js';
+import { checkValue, type FieldRule } from './field-rules.js';
 import {
   IGNORED_EVENT_FIELDS,
   SERVER_MANAGED_EVENT_FIELDS,
@@ -12,17 +13,13 @@ import {
 } from './event-fields.js';
 import { classifyMask } from './update-mask.js';
 
-type Checked = { value: EventValues[WritableEventField] } | { error: string };
-
-/** `raw` is the message's value: undefined means null. */
-function checkValue(field: WritableEventField, raw: unknown): Checked {
-  if (raw === undefined) return field === 'name' ? { error: 'must not be null' } : { value: null };
-  let error: string | undefined;
-  if (field === 'name') error = checkText(raw as string, { max: 255, notBlank: true });
-  else if (field === 'description') error = checkText(raw as string, { max: 10_000 });
-  else error = checkTimestamp(raw as Date);
-  return error ? { error } : { value: raw as EventValues[WritableEventField] };
-}
+/** The value rules of docs/ticket-api.md (event fields), one per writable field. */
+export const EVENT_RULES: Record<WritableEventField, FieldRule> = {
+  name: { kind: 'text', nullable: false, max: 255, notBlank: true },
+  description: { kind: 'text', nullable: true, max: 10_000 },
+  start: { kind: 'timestamp', nullable: true },
+  end: { kind: 'timestamp', nullable: true },
+};
 
 function sent(event: Event, field: WritableEventField): unknown {
   return event[field];
@@ -68,7 +65,7 @@ export function checkNewEvent(event: Event, prospective: ServerManagedValues): {
       if (field === 'name') violations.push({ field, description: 'is required' });
       continue;
     }
-    const checked = checkValue(field, raw);
+    const checked = checkValue(EVENT_RULES[field], raw);
     if ('error' in checked) {
       violations.push({ field, description: checked.error });
     } else {
@@ -94,7 +91,7 @@ export function checkEventChanges(
   const violations: FieldViolation[] = [...paths.unknown];
   const changes: Record<string, unknown> = {};
   for (const field of paths.writable) {
-    const checked = checkValue(field, sent(event, field));
+    const checked = checkValue(EVENT_RULES[field], sent(event, field));
     if ('error' in checked) violations.push({ field, description: checked.error });
     else changes[field] = checked.value;
   }

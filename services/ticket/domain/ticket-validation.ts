@@ -1,7 +1,8 @@
 import type { FieldViolation } from '../../../lib/grpc/errors.js';
 import type { Ticket } from '../../../lib/gen/ticketing/v1/ticket.js';
-import { checkDecimal, type DecimalRange } from './decimal.js';
-import { checkEnum, checkInteger, checkText, checkTimestamp, sameGuid, sameSecond } from './field-checks.js';
+import type { DecimalRange } from './decimal.js';
+import { sameGuid, sameSecond } from './field-checks.js';
+import { checkValue, type FieldRule } from './field-rules.js';
 import {
   BARCODE_TYPES,
   IGNORED_TICKET_FIELDS,
@@ -17,21 +18,13 @@ import {
 } from './ticket-fields.js';
 import { classifyMask } from './update-mask.js';
 
-/** The value rules of docs/ticket-api.md, one per writable field. */
-type Rule =
-  | { kind: 'text'; nullable: boolean; max: number; notBlank?: boolean }
-  | { kind: 'decimal'; nullable: boolean; range: DecimalRange }
-  | { kind: 'integer'; min: number }
-  | { kind: 'boolean' }
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'timestamp' };
-
 const PERCENTAGE: DecimalRange = { min: '0', max: '100' };
 const AMOUNT: DecimalRange = { min: '0', max: '9999999999.99' };
-const BOOLEAN: Rule = { kind: 'boolean' };
-const COUNT: Rule = { kind: 'integer', min: 0 };
+const BOOLEAN: FieldRule = { kind: 'boolean' };
+const COUNT: FieldRule = { kind: 'integer', min: 0 };
 
-const RULES: Record<WritableTicketField, Rule> = {
+/** The value rules of docs/ticket-api.md, one per writable field. */
+export const TICKET_RULES: Record<WritableTicketField, FieldRule> = {
   name: { kind: 'text', nullable: false, max: 255, notBlank: true },
   description: { kind: 'text', nullable: true, max: 10_000 },
   min_price: { kind: 'decimal', nullable: true, range: AMOUNT },
@@ -42,8 +35,8 @@ const RULES: Record<WritableTicketField, Rule> = {
   class: { kind: 'text', nullable: true, max: 255 },
   available_stock: COUNT,
   increment: { kind: 'integer', min: 1 },
-  available_from: { kind: 'timestamp' },
-  available_until: { kind: 'timestamp' },
+  available_from: { kind: 'timestamp', nullable: true },
+  available_until: { kind: 'timestamp', nullable: true },
   availability_margin: COUNT,
   min_orderable_amount_per_order: COUNT,
   max_orderable_amount_per_order: COUNT,
@@ -56,31 +49,6 @@ const RULES: Record<WritableTicketField, Rule> = {
   seated: BOOLEAN,
   include_service_cost_in_price: BOOLEAN,
 };
-
-type Checked = { value: TicketValues[WritableTicketField] } | { error: string };
-
-/** `raw` is the message's value: undefined means null. */
-function checkValue(rule: Rule, raw: unknown): Checked {
-  if (raw === undefined || raw === null) {
-    const nullable = rule.kind === 'timestamp' || ((rule.kind === 'text' || rule.kind === 'decimal') && rule.nullable);
-    return nullable ? { value: null } : { error: 'must not be null' };
-  }
-  const problem = (error: string | undefined, value: TicketValues[WritableTicketField]): Checked => (error ? { error } : { value });
-  switch (rule.kind) {
-    case 'text':
-      return problem(checkText(raw as string, rule), raw as string);
-    case 'decimal':
-      return checkDecimal(raw as string, rule.range);
-    case 'integer':
-      return problem(checkInteger(raw as number, rule.min), raw as number);
-    case 'boolean':
-      return { value: raw as boolean };
-    case 'enum':
-      return problem(checkEnum(raw as string, rule.values), raw as string);
-    case 'timestamp':
-      return problem(checkTimestamp(raw as Date), raw as Date);
-  }
-}
 
 /** The message's value of a field (proto field names are the ticket's field names). */
 function sent(ticket: Ticket, field: WritableTicketField | ServerManagedTicketField): unknown {
@@ -182,7 +150,7 @@ export function checkNewTicket(ticket: Ticket, prospective: ServerManagedValues)
       if (REQUIRED_TICKET_FIELDS.includes(field)) violations.push({ field, description: 'is required' });
       continue;
     }
-    const checked = checkValue(RULES[field], raw);
+    const checked = checkValue(TICKET_RULES[field], raw);
     if ('error' in checked) {
       violations.push({ field, description: checked.error });
     } else {
@@ -215,7 +183,7 @@ export function checkTicketChanges(ticket: Ticket, mask: readonly string[] | und
   const violations: FieldViolation[] = [...paths.unknown];
   const changes: Record<string, unknown> = {};
   for (const field of paths.writable) {
-    const checked = checkValue(RULES[field], sent(ticket, field));
+    const checked = checkValue(TICKET_RULES[field], sent(ticket, field));
     if ('error' in checked) violations.push({ field, description: checked.error });
     else changes[field] = checked.value;
   }

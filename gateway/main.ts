@@ -1,0 +1,15 @@
+/** The HTTP gateway as its own process: `node dist/gateway/main.js` (the image's default command). */
+import { createLogger } from '../lib/logger.js';
+import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../lib/process/entrypoint.js';
+import { shutdownOnSignals } from '../lib/process/shutdown.js';
+import { startGateway } from './server.js';
+
+const config = loadConfigOrExit();
+const logger = createLogger('gateway', config.LOG_LEVEL);
+const gateway = await startGateway(config, logger).catch(exitOnStartFailure('gateway'));
+const baseUrl = `http://${reachableHost(config)}:${gateway.port}`;
+logger.info(
+  { url: baseUrl, authUrl: `${baseUrl}${config.AUTH_PATH_PREFIX}`, auth: config.authGrpcAddress, ticket: config.ticketGrpcAddress },
+  'gateway ready',
+);
+shutdownOnSignals((graceMs) => gateway.shutdown(graceMs), { logger, graceMs: config.SHUTDOWN_GRACE_MS });

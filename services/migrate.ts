@@ -1,0 +1,54 @@
+/**
+ * Runs the auth and ticket migrations on the configured databases, then exits:
+ * `node dist/services/migrate.js` (the compose one-shot `migrate` service) or
+ * `ticketing migrate` (the admin CLI). The services also migrate on boot; Knex's lock table
+ * makes concurrent runs safe, so this only moves the work (and its failures) before them.
+ */
+import type { Config } from '../lib/config.js';
+import type { Knex } from '../lib/db.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { openAuthDatabase } from './auth/server.js';
+import { AuthStore } from './auth/store/auth-store.js';
+import { loadConfigOrExit } from '../lib/process/entrypoint.js';
+import { isMain } from '../lib/process/is-main.js';
+import { openTicketDatabase } from './ticket/server.js';
+
+export interface MigrationResult {
+  /** Migrations applied by this run (empty when the database was already up to date). */
+  auth: string[];
+  ticket: string[];
+}
+
+export async function runMigrations(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<MigrationResult> {
+  const auth = await migrate(openAuthDatabase(config, logger), async (db) => {
+    // The default whitelabel belongs to the schema's initial state: made here too, not only at first start.
+    await new AuthStore(db).ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
+  });
+  const ticket = await migrate(openTicketDatabase(config, logger));
+  return { auth, ticket };
+}
+
+async function migrate(db: Knex, after?: (db: Knex) => Promise<void>): Promise<string[]> {
+  try {
+    const [, applied] = (await db.migrate.latest()) as [number, string[]];
+    await after?.(db);
+    return applied;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const config = loadConfigOrExit();
+  const logger = createLogger('migrate', config.LOG_LEVEL);
+  runMigrations(config, logger).then(
+    (result) => {
+      logger.info({ applied: result }, 'migrations are up to date');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'migrations failed');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** Reading docker-compose.yml and .env.example the way `docker compose` does (the parts this project uses). */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[] | string;
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: Array<string | { target: number; published?: string | number; host_ip?: string }>;
+  healthcheck?: { test?: string[] | string; disable?: boolean; [key: string]: unknown };
+  depends_on?: Record<string, { condition?: string }> | string[];
+  volumes?: string[];
+  restart?: string;
+  stop_grace_period?: string;
+}
+
+export interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+export function readCompose(): ComposeFile {
+  return parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
+}
+
+/** KEY=VALUE lines of .env.example (comments and blank lines skipped; commented-out keys reported apart). */
+export function readEnvExample(): { values: Record<string, string>; commented: Set<string> } {
+  const values: Record<string, string> = {};
+  const commented = new Set<string>();
+  for (const line of readFileSync(path.join(ROOT, '.env.example'), 'utf8').split('\n')) {
+    const set = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (set) {
+      values[set[1]!] = set[2]!.replace(/^(['"])(.*)\1$/, '$2');
+      continue;
+    }
+    const off = /^#\s*([A-Z][A-Z0-9_]*)=/.exec(line);
+    if (off) commented.add(off[1]!);
+  }
+  return { values, commented };
+}
+
+/** Names used as `${NAME:?...}` / `${NAME?...}` anywhere in the compose file: values compose refuses to start without. */
+export function requiredVariables(): Set<string> {
+  const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  return new Set([...text.matchAll(/\$\{([A-Z_][A-Z0-9_]*):?\?/g)].map((m) => m[1]!));
+}
+
+/**
+ * The variables compose would interpolate with: .env.example, where the secrets it leaves empty
+ * on purpose (so that a copied file cannot start with a known secret) get fresh random values.
+ */
+export function exampleVariables(): Record<string, string> {
+  const { values } = readEnvExample();
+  const vars = { ...values };
+  for (const name of requiredVariables()) {
+    if (!vars[name]) vars[name] = randomBytes(32).toString('hex');
+  }
+  return vars;
+}
+
+/** Compose interpolation: $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}, ${NAME:+alt}. */
+export function interpolate(value: string, vars: Record<string, string>): string {
+  return value.replace(/\$\$|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?+])([^}]*))?\}/g, (match, bare, name, colon, op, arg) => {
+    if (match === '$$') return '$';
+    if (bare) return vars[bare] ?? '';
+    const value = vars[name];
+    const missing = colon ? !value : value === undefined;
+    if (op === undefined) return value ?? '';
+    if (op === '-') return missing ? arg : value!;
+    if (op === '+') return missing ? '' : arg;
+    if (missing) throw new Error(`required variable ${name} is missing: ${arg}`);
+    return value!;
+  });
+}
+
+/** A service's environment after interpolation, as strings (what the process sees). */
+export function serviceEnvironment(service: ComposeService, vars: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  const raw = service.environment ?? {};
+  const entries = Array.isArray(raw) ? raw.map((item) => item.split(/=(.*)/s, 2) as [string, string]) : Object.entries(raw);
+  for (const [key, value] of entries) env[key] = value === null || value === undefined ? (vars[key] ?? '') : interpolate(String(value), vars);
+  return env;
+}
+
+export function commandOf(service: ComposeService): string[] {
+  return typeof service.command === 'string' ? service.command.split(/\s+/) : (service.command ?? []);
+}
+
+export interface PortMapping {
+  hostIp?: string;
+  published?: number;
+  target: number;
+}
+
+/** Short syntax "[ip:][published:]target[/proto]" or the long syntax, after interpolation. */
+export function portsOf(service: ComposeService, vars: Record<string, string>): PortMapping[] {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port === 'object') {
+      return { hostIp: port.host_ip, published: port.published === undefined ? undefined : Number(port.published), target: Number(port.target) };
+    }
+    const parts = interpolate(port, vars).replace(/\/(tcp|udp)$/, '').split(':');
+    const target = Number(parts.pop());
+    const published = parts.length ? Number(parts.pop()) : undefined;
+    return { hostIp: parts.pop(), published, target };
+  });
+}
+
+/** The keys of the configuration schema in lib/config.ts (read from its source: the schema is not exported). */
+export function configKeys(): string[] {
+  const source = readFileSync(path.join(ROOT, 'lib/config.ts'), 'utf8');
+  const body = source.slice(source.indexOf('z.object({'), source.indexOf('});', source.indexOf('z.object({')));
+  return [...body.matchAll(/^\s{2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]!);
+}
+
+/** The service that runs a given entrypoint (e.g. 'dist/services/auth/main.js'). */
+export function serviceRunning(compose: ComposeFile, script: string): [string, ComposeService] {
+  const found = Object.entries(compose.services).find(([, service]) => commandOf(service).includes(script));
+  if (!found) throw new Error(`no compose service runs ${script}`);
+  return found;
+}

@@ -1,0 +1,254 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient } from 'redis';
+import { freePort, waitFor } from '../support/redis-server.js';
+import { replaceDatabase, testBackend, withMysql } from '../support/stack.js';
+import { exampleVariables, readCompose, ROOT, serviceEnvironment, serviceRunning } from './compose-file.js';
+
+/**
+ * The compose topology as separate node processes on this host: each process gets the
+ * environment its compose service has (docker-compose.yml + .env.example), with what only a
+ * container network provides replaced: service names -> 127.0.0.1, fixed ports -> free ports,
+ * and the databases -> SQLite files in a temp DATA_DIR, or this run's own MySQL databases and
+ * Redis key prefix (TEST_BACKEND=mysql).
+ */
+
+export type Part = 'auth' | 'ticket' | 'gateway';
+
+export const ENTRYPOINTS: Record<Part, { source: string; compose: string }> = {
+  auth: { source: 'services/auth/main.ts', compose: 'dist/services/auth/main.js' },
+  ticket: { source: 'services/ticket/main.ts', compose: 'dist/services/ticket/main.js' },
+  gateway: { source: 'gateway/main.ts', compose: 'dist/gateway/main.js' },
+};
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: number;
+}
+
+/** One spawned process, its output kept for assertions and for the failure message. */
+export class RunningProcess {
+  readonly output: string[] = [];
+  readonly exited: Promise<ExitStatus>;
+  private listeners = new Set<() => void>();
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    const collect = (chunk: Buffer) => {
+      this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      for (const listener of this.listeners) listener();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  count(pattern: RegExp): number {
+    return this.output.filter((line) => pattern.test(line)).length;
+  }
+
+  /** Resolves once `pattern` has appeared `times` times in the output. */
+  waitForOutput(pattern: RegExp, times = 1, timeoutMs = 60_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.count(pattern) >= times) {
+          done();
+          resolve();
+        } else if (!this.running) {
+          done();
+          reject(new Error(`${this.name} exited before printing ${pattern} x${times}:\n${this.tail()}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${this.name} did not print ${pattern} x${times} within ${timeoutMs} ms (seen ${this.count(pattern)}):\n${this.tail()}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        this.child.off('exit', check);
+      };
+      this.listeners.add(check);
+      this.child.on('exit', check);
+      check();
+    });
+  }
+
+  tail(lines = 30): string {
+    return this.output
+      .slice(-lines)
+      .map((line) => `  [${this.name}] ${line.slice(0, 400)}`)
+      .join('\n');
+  }
+
+  /** SIGKILL if still running (cleanup only: tests end processes with SIGTERM themselves). */
+  async kill(): Promise<void> {
+    if (this.running) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+/** `node --import tsx <source>`: the TypeScript entrypoint the image runs compiled as `node <compose command>`. */
+export function spawnPart(part: Part, env: Record<string, string>): RunningProcess {
+  return spawnNode(part, ENTRYPOINTS[part].source, [], env);
+}
+
+export function spawnNode(name: string, source: string, args: string[], env: Record<string, string>, stdin?: string): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', source, ...args], {
+    cwd: ROOT,
+    // Only what the service's environment says, plus what any process needs to run.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), TMPDIR: process.env.TMPDIR ?? tmpdir(), ...env },
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (stdin !== undefined) child.stdin?.end(stdin);
+  return new RunningProcess(name, child);
+}
+
+export interface Topology {
+  baseUrl: string;
+  authUrl: string;
+  ports: Record<Part, number> & { authMetrics: number; ticketMetrics: number };
+  env: Record<Part, Record<string, string>>;
+  processes: Record<Part, RunningProcess>;
+  /** Every process's output, for failure messages. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export interface TopologyOptions {
+  /** Test-only settings on top of the compose environment (e.g. rate limits), for every process. */
+  overrides?: Record<string, string>;
+  /** Extra environment of one process (e.g. GRPC_TRACE). */
+  extra?: Partial<Record<Part, Record<string, string>>>;
+}
+
+const ALL_PARTS: Part[] = ['auth', 'ticket', 'gateway'];
+
+export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
+  const compose = readCompose();
+  const vars = exampleVariables();
+  const id = `ops${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-ops-'));
+  const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
+
+  const ports = {
+    auth: await freePort(),
+    ticket: await freePort(),
+    gateway: await freePort(),
+    authMetrics: await freePort(),
+    ticketMetrics: await freePort(),
+  };
+  const local: Record<string, string> = { BIND_HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_DATABASE_URL: '', TICKET_DATABASE_URL: '', REDIS_URL: '' };
+  if (testBackend() === 'mysql') {
+    const mysqlUrl = requiredEnv('TEST_MYSQL_URL');
+    const authDb = `${id}_auth`;
+    const ticketDb = `${id}_ticket`;
+    await withMysql(mysqlUrl, async (db) => {
+      await db.raw(`CREATE DATABASE \`${authDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      await db.raw(`CREATE DATABASE \`${ticketDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    });
+    cleanups.push(() =>
+      withMysql(mysqlUrl, async (db) => {
+        await db.raw(`DROP DATABASE IF EXISTS \`${authDb}\``);
+        await db.raw(`DROP DATABASE IF EXISTS \`${ticketDb}\``);
+      }),
+    );
+    local.AUTH_DATABASE_URL = replaceDatabase(mysqlUrl, authDb);
+    local.TICKET_DATABASE_URL = replaceDatabase(mysqlUrl, ticketDb);
+    local.REDIS_URL = requiredEnv('TEST_REDIS_URL');
+    local.REDIS_KEY_PREFIX = `test:${id}:`;
+    cleanups.push(() => deleteRedisKeys(local.REDIS_URL!, local.REDIS_KEY_PREFIX!));
+  }
+
+  const env = {} as Record<Part, Record<string, string>>;
+  for (const part of ALL_PARTS) {
+    const composeEnv = serviceEnvironment(serviceRunning(compose, ENTRYPOINTS[part].compose)[1], vars);
+    env[part] = {
+      ...composeEnv,
+      ...local,
+      PORT: String(ports.gateway),
+      AUTH_GRPC_PORT: String(ports.auth),
+      TICKET_GRPC_PORT: String(ports.ticket),
+      AUTH_GRPC_ADDRESS: relocate(composeEnv.AUTH_GRPC_ADDRESS!, ports.auth),
+      TICKET_GRPC_ADDRESS: relocate(composeEnv.TICKET_GRPC_ADDRESS!, ports.ticket),
+      METRICS_PORT: String(part === 'auth' ? ports.authMetrics : part === 'ticket' ? ports.ticketMetrics : ''),
+      ...options.overrides,
+      ...options.extra?.[part],
+    };
+  }
+
+  const processes = {} as Record<Part, RunningProcess>;
+  const baseUrl = `http://127.0.0.1:${ports.gateway}`;
+  const logs = () => ALL_PARTS.filter((p) => processes[p]).map((p) => processes[p].tail()).join('\n');
+  const stop = async () => {
+    await Promise.all(ALL_PARTS.filter((p) => processes[p]).map((p) => processes[p].kill()));
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    for (const part of ALL_PARTS) processes[part] = spawnPart(part, env[part]);
+    await waitFor(
+      async () => {
+        for (const part of ALL_PARTS) {
+          if (!processes[part].running) throw new Error(`${part} exited during start:\n${processes[part].tail()}`);
+        }
+        const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+        return response?.status === 200;
+      },
+      120_000,
+      250,
+    );
+  } catch (err) {
+    const message = `${err instanceof Error ? err.message : String(err)}\n${logs()}`;
+    await stop();
+    throw new Error(message);
+  }
+  return { baseUrl, authUrl: `${baseUrl}${env.gateway.AUTH_PATH_PREFIX}`, ports, env, processes, logs, stop };
+}
+
+/** "auth:50052" (a compose service and its port) -> "127.0.0.1:<the port the local process got>". */
+function relocate(address: string, localPort: number): string {
+  const [host] = address.split(':');
+  if (!host) throw new Error(`not host:port: ${address}`);
+  return `127.0.0.1:${localPort}`;
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} must be set for the mysql test backend`);
+  return value;
+}
+
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+      if (keys.length) await client.del(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** True when a TCP connection to the port is accepted. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
