@@ -4,6 +4,8 @@ import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { httpDuration, httpRequests, registry } from '../lib/metrics.js';
 import { parseBody } from './body.js';
+import { docsPage } from './openapi/docs-page.js';
+import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
 import { isGrpcError, problemFromGrpc, sendProblem } from './problem.js';
 import { caller } from './request-context.js';
@@ -47,6 +49,12 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     const body = { status: auth && ticket ? 'ok' : 'unavailable', services: { gateway: 'ok', auth: serving(auth), ticket: serving(ticket) } };
     res.status(auth && ticket ? 200 : 503).set('Cache-Control', 'no-store').json(body);
   });
+
+  const document = openApiDocument({ authPrefix: config.AUTH_PATH_PREFIX });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use(docsPage());
 
   const call = caller(config.GRPC_DEADLINE_MS);
   const body = parseBody(config.BODY_LIMIT_BYTES);

@@ -5,7 +5,7 @@ import { messageFields, translateBody } from './body-input.js';
 import type { FieldType } from './field-input.js';
 
 /** Every field of the event object and the type its protobuf field carries. */
-const EVENT_FIELDS: ReadonlyMap<string, FieldType> = new Map<string, FieldType>([
+export const EVENT_FIELDS: ReadonlyMap<string, FieldType> = new Map<string, FieldType>([
   ['guid', 'text'],
   ['company_id', 'text'],
   ['name', 'text'],

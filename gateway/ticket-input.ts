@@ -5,7 +5,7 @@ import { messageFields, translateBody } from './body-input.js';
 import type { FieldType } from './field-input.js';
 
 /** Every ticket field of spec 2.1 and the type its protobuf field carries. */
-const TICKET_FIELDS: ReadonlyMap<string, FieldType> = new Map<string, FieldType>([
+export const TICKET_FIELDS: ReadonlyMap<string, FieldType> = new Map<string, FieldType>([
   ['guid', 'text'],
   ['company_id', 'text'],
   ['event_id', 'text'],

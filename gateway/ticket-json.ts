@@ -44,27 +44,31 @@ export function ticketJson(t: Ticket) {
   };
 }
 
-/** The creation response: exactly the 18 fields of spec 2.1 rule 1, in its order; status is null there. */
-export function ticketCreationJson(t: Ticket) {
+/** The creation response's fields: exactly the 18 of spec 2.1 rule 1, in its order. */
+export const TICKET_CREATION_FIELDS = [
+  'increment',
+  'min_orderable_amount_per_order',
+  'max_orderable_amount_per_order',
+  'availability_margin',
+  'percentage_service_costs_in_ticket',
+  'swappable',
+  'name',
+  'vat_percentage',
+  'event_id',
+  'company_id',
+  'guid',
+  'updated_at',
+  'created_at',
+  'status',
+  'seated',
+  'include_service_cost_in_price',
+  'reserved_count',
+  'pending_count',
+] as const satisfies ReadonlyArray<keyof ReturnType<typeof ticketJson>>;
+
+/** The creation response: the creation fields of the full object; status is null there (spec section 3). */
+export function ticketCreationJson(t: Ticket): Record<(typeof TICKET_CREATION_FIELDS)[number], unknown> {
   const full = ticketJson(t);
-  return {
-    increment: full.increment,
-    min_orderable_amount_per_order: full.min_orderable_amount_per_order,
-    max_orderable_amount_per_order: full.max_orderable_amount_per_order,
-    availability_margin: full.availability_margin,
-    percentage_service_costs_in_ticket: full.percentage_service_costs_in_ticket,
-    swappable: full.swappable,
-    name: full.name,
-    vat_percentage: full.vat_percentage,
-    event_id: full.event_id,
-    company_id: full.company_id,
-    guid: full.guid,
-    updated_at: full.updated_at,
-    created_at: full.created_at,
-    status: null,
-    seated: full.seated,
-    include_service_cost_in_price: full.include_service_cost_in_price,
-    reserved_count: full.reserved_count,
-    pending_count: full.pending_count,
-  };
+  const picked = Object.fromEntries(TICKET_CREATION_FIELDS.map((field) => [field, full[field]]));
+  return { ...picked, status: null } as Record<(typeof TICKET_CREATION_FIELDS)[number], unknown>;
 }

@@ -47,17 +47,17 @@ export function ticketRoutes(clients: BackendClients, call: Caller, logger: Logg
     res.status(201).location(`/ticket/${ticket.guid}`).set('ETag', etagHeader(ticket.etag)).json(ticketCreationJson(ticket));
   });
 
-  router.get('/event/:guid/ticket', async (req, res) => {
+  router.get('/event/:eventGuid/ticket', async (req, res) => {
     const query = listQuery(req, res);
     if (!query) return;
-    if (!query.page) return streamTickets(req, res, req.params.guid!);
+    if (!query.page) return streamTickets(req, res, req.params.eventGuid!);
     const { limit, cursor } = query.page;
-    const page = await listCall(res, () => call(tickets.listTickets.bind(tickets), { event_id: req.params.guid!, page_size: limit, page_token: cursor }, req));
+    const page = await listCall(res, () => call(tickets.listTickets.bind(tickets), { event_id: req.params.eventGuid!, page_size: limit, page_token: cursor }, req));
     if (!page) return;
     if (page.next_page_token) res.set('Link', nextPageLink(req, limit, page.next_page_token));
     res.json(page.tickets.map(ticketJson));
   });
-  router.all('/event/:guid/ticket', methodNotAllowed(['GET', 'HEAD', 'POST']));
+  router.all('/event/:eventGuid/ticket', methodNotAllowed(['GET', 'HEAD', 'POST']));
 
   router.get('/ticket', async (req, res) => {
     res.set({ Deprecation: DEPRECATION, Link: SUCCESSOR });

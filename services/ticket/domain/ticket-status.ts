@@ -1,6 +1,7 @@
 import type { TicketRecord } from './ticket-fields.js';
 
-export type TicketStatus = 'available' | 'sold_out' | 'not_yet_available' | 'no_longer_available' | 'unavailable';
+export const TICKET_STATUSES = ['available', 'sold_out', 'not_yet_available', 'no_longer_available', 'unavailable'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 /**
  * The computed status of a ticket (docs/ticket-api.md "Responses"): the override when

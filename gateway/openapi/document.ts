@@ -1,0 +1,323 @@
+import { componentSchemas, type Schema } from './schemas.js';
+
+/**
+ * The OpenAPI 3.1 document of the REST API. Schemas come from the tables that validate
+ * requests (schemas.ts); the operations below are checked against the routes the gateway
+ * really serves by test/gateway/openapi.test.ts, in both directions.
+ */
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+interface Operation {
+  tag: 'auth' | 'events' | 'tickets' | 'operations';
+  summary: string;
+  description?: string;
+  operationId: string;
+  /** Schema name of the body; sent as JSON, multipart or URL-encoded. */
+  body?: string;
+  /** Success status -> schema name ('' = no body), plus the error statuses this operation answers. */
+  ok: { status: number; schema: string; array?: boolean; headers?: string[]; contentType?: string };
+  errors: number[];
+  public?: boolean;
+  parameters?: string[];
+  deprecated?: boolean;
+}
+
+const EVENT_ERRORS = [400, 401, 404, 422, 503, 504];
+
+function operations(authPrefix: string): Record<string, Partial<Record<Method, Operation>>> {
+  return {
+    [`${authPrefix}/users`]: {
+      post: {
+        tag: 'auth',
+        operationId: 'signUp',
+        summary: 'Sign up',
+        description: 'Creates the user and a company that becomes its default_company_id.',
+        body: 'SignUp',
+        ok: { status: 201, schema: 'User' },
+        errors: [400, 403, 409, 413, 415, 422, 503],
+        public: true,
+      },
+    },
+    [`${authPrefix}/users/me`]: {
+      get: { tag: 'auth', operationId: 'getCurrentUser', summary: 'The token\'s user (also a quick token check)', ok: { status: 200, schema: 'User' }, errors: [400, 401, 503], parameters: ['Company'] },
+    },
+    [`${authPrefix}/companies`]: {
+      get: {
+        tag: 'auth',
+        operationId: 'listCompanies',
+        summary: 'Companies the request is authorized for (after the Company header)',
+        ok: { status: 200, schema: 'Company', array: true },
+        errors: [400, 401, 503],
+        parameters: ['Company'],
+      },
+      post: {
+        tag: 'auth',
+        operationId: 'createCompany',
+        summary: 'Create a company; the caller becomes a member (a new token covers it)',
+        body: 'NewCompany',
+        ok: { status: 201, schema: 'Company' },
+        errors: [400, 401, 413, 415, 422, 503],
+      },
+    },
+    [`${authPrefix}/clients`]: {
+      post: {
+        tag: 'auth',
+        operationId: 'createApiClient',
+        summary: 'Create API client credentials for the client_credentials grant',
+        body: 'NewApiClient',
+        ok: { status: 201, schema: 'ApiClient' },
+        errors: [400, 401, 413, 415, 422, 503],
+      },
+    },
+    [`${authPrefix}/tokens`]: {
+      post: {
+        tag: 'auth',
+        operationId: 'issueToken',
+        summary: 'OAuth2 token endpoint (password, refresh_token, client_credentials)',
+        description: 'Errors are RFC 6749 bodies ({error, error_description}), never problem details. Rate limited per account and per address.',
+        body: 'TokenRequest',
+        ok: { status: 200, schema: 'TokenResponse' },
+        errors: [],
+        public: true,
+      },
+    },
+    [`${authPrefix}/tokens/revoke`]: {
+      post: {
+        tag: 'auth',
+        operationId: 'revokeToken',
+        summary: 'Revoke an access or refresh token and its session (RFC 7009)',
+        body: 'RevokeRequest',
+        ok: { status: 200, schema: '' },
+        errors: [],
+        public: true,
+      },
+    },
+    '/event': {
+      post: {
+        tag: 'events',
+        operationId: 'createEvent',
+        summary: 'Create an event (needs exactly one company in scope)',
+        body: 'EventCreate',
+        ok: { status: 201, schema: 'Event', headers: ['Location', 'ETag'] },
+        errors: [...EVENT_ERRORS, 413, 415],
+        parameters: ['Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'events',
+        operationId: 'listEvents',
+        summary: 'List events in creation order (all, streamed, or a page with limit)',
+        ok: { status: 200, schema: 'Event', array: true, headers: ['Link'] },
+        errors: [400, 401, 422, 503, 504],
+        parameters: ['Company', 'limit', 'cursor'],
+      },
+    },
+    '/event/{guid}': {
+      get: { tag: 'events', operationId: 'getEvent', summary: 'Get an event', ok: { status: 200, schema: 'Event', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+      put: {
+        tag: 'events',
+        operationId: 'updateEvent',
+        summary: 'Update an event (partial)',
+        body: 'EventUpdate',
+        ok: { status: 200, schema: 'Event', headers: ['ETag'] },
+        errors: [...EVENT_ERRORS, 412, 413, 415],
+        parameters: ['guid', 'Company', 'If-Match'],
+      },
+      delete: {
+        tag: 'events',
+        operationId: 'deleteEvent',
+        summary: 'Delete an event and its tickets (soft)',
+        ok: { status: 204, schema: '' },
+        errors: [...EVENT_ERRORS, 412],
+        parameters: ['guid', 'Company', 'If-Match'],
+      },
+    },
+    '/event/{eventGuid}/ticket': {
+      post: {
+        tag: 'tickets',
+        operationId: 'createTicket',
+        summary: 'Create a ticket for an event',
+        body: 'TicketCreate',
+        ok: { status: 201, schema: 'TicketCreated', headers: ['Location', 'ETag'] },
+        errors: [...EVENT_ERRORS, 413, 415],
+        parameters: ['eventGuid', 'Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'tickets',
+        operationId: 'listEventTickets',
+        summary: 'List the tickets of an event in creation order',
+        ok: { status: 200, schema: 'Ticket', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: ['eventGuid', 'Company', 'limit', 'cursor'],
+      },
+    },
+    '/ticket': {
+      get: {
+        tag: 'tickets',
+        operationId: 'listAllTickets',
+        summary: 'List every ticket in scope (deprecated: use the per-event list)',
+        deprecated: true,
+        ok: { status: 200, schema: 'Ticket', array: true, headers: ['Deprecation', 'Link'] },
+        errors: [400, 401, 503, 504],
+        parameters: ['Company'],
+      },
+    },
+    '/ticket/{guid}': {
+      get: { tag: 'tickets', operationId: 'getTicket', summary: 'Get a ticket', ok: { status: 200, schema: 'Ticket', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+      put: {
+        tag: 'tickets',
+        operationId: 'updateTicket',
+        summary: 'Update a ticket (partial: only the fields sent change)',
+        body: 'TicketUpdate',
+        ok: { status: 200, schema: 'Ticket', headers: ['ETag'] },
+        errors: [...EVENT_ERRORS, 412, 413, 415],
+        parameters: ['guid', 'Company', 'If-Match'],
+      },
+      delete: {
+        tag: 'tickets',
+        operationId: 'deleteTicket',
+        summary: 'Delete a ticket (soft)',
+        ok: { status: 204, schema: '' },
+        errors: [...EVENT_ERRORS, 412],
+        parameters: ['guid', 'Company', 'If-Match'],
+      },
+    },
+    '/healthz': {
+      get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+    },
+    '/metrics': {
+      get: {
+        tag: 'operations',
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        ok: { status: 200, schema: 'text', contentType: 'text/plain' },
+        errors: [],
+        public: true,
+      },
+    },
+    '/openapi.json': {
+      get: { tag: 'operations', operationId: 'openapi', summary: 'This document', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+    },
+    '/docs': {
+      get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
+    },
+  };
+}
+
+const PARAMETERS: Record<string, Schema> = {
+  guid: { name: 'guid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the object.' },
+  eventGuid: { name: 'eventGuid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the event.' },
+  Company: {
+    name: 'Company',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Narrows the token\'s companies: comma-separated GUIDs (or repeated headers), or * for all of them.',
+  },
+  'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
+  'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
+  limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
+  cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
+};
+
+const HEADERS: Record<string, Schema> = {
+  Location: { schema: { type: 'string' }, description: 'Path of the new object.' },
+  ETag: { schema: { type: 'string' }, description: 'Version of the object, for If-Match.' },
+  Link: { schema: { type: 'string' }, description: 'rel="next" with the cursor of the next page; on the deprecated list, the successor.' },
+  Deprecation: { schema: { type: 'string' }, description: 'RFC 9745.' },
+  'Retry-After': { schema: { type: 'integer' } },
+  'WWW-Authenticate': { schema: { type: 'string' } },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed request (bad JSON, bad Company header, missing Company where one company is needed).',
+  401: 'Missing, invalid, expired or revoked token, or a Company the token does not cover.',
+  403: 'Forbidden (sign-up switched off).',
+  404: 'Not found in the effective company set.',
+  409: 'Conflict (duplicate e-mail).',
+  412: 'If-Match does not match.',
+  413: 'Body over the size limit.',
+  415: 'Unsupported content type.',
+  422: 'Validation failed: errors lists every invalid field.',
+  503: 'A backend service or database is unavailable.',
+  504: 'A backend service did not answer in time.',
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function successResponse(ok: Operation['ok']): Schema {
+  const headers = Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!]));
+  const description = ok.status === 204 ? 'Done; no body.' : 'Success.';
+  if (ok.status === 204 || ok.schema === '') return { description, ...(ok.headers ? { headers } : {}) };
+  let schema: Schema = ok.schema === 'object' ? { type: 'object' } : ok.schema === 'text' || ok.schema === 'html' ? { type: 'string' } : ref(ok.schema);
+  if (ok.array) schema = { type: 'array', items: schema };
+  return { description, ...(ok.headers ? { headers } : {}), content: { [ok.contentType ?? 'application/json']: { schema } } };
+}
+
+function build(operation: Operation): Schema {
+  const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
+  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+  if (operation.operationId === 'issueToken' || operation.operationId === 'revokeToken') {
+    const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
+    responses['400'] = { description: 'RFC 6749 error.', ...oauth };
+    if (operation.operationId === 'issueToken') {
+      responses['401'] = { description: 'invalid_client.', ...oauth };
+      responses['429'] = { description: 'Too many attempts.', headers: { 'Retry-After': HEADERS['Retry-After'] }, ...oauth };
+    }
+    responses['503'] = { description: 'temporarily_unavailable.', headers: { 'Retry-After': HEADERS['Retry-After'] }, ...oauth };
+  }
+  return {
+    tags: [operation.tag],
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    ...(operation.deprecated ? { deprecated: true } : {}),
+    ...(operation.public ? { security: [] } : {}),
+    ...(operation.parameters ? { parameters: operation.parameters.map((p) => PARAMETERS[p]) } : {}),
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: ref(operation.body!) }])),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(options: { authPrefix: string; serverUrl?: string }): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!)]));
+  }
+  const errorResponses = Object.fromEntries(
+    Object.entries(ERROR_TEXT).map(([status, description]) => {
+      const headers: Record<string, Schema> = {};
+      if (status === '401') headers['WWW-Authenticate'] = HEADERS['WWW-Authenticate']!;
+      if (status === '429' || status === '503') headers['Retry-After'] = HEADERS['Retry-After']!;
+      return [`E${status}`, { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/problem+json': { schema: ref('Problem') } } }];
+    }),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Ticketing API',
+      version: '1.0.0',
+      description: 'Events and their tickets, behind bearer tokens scoped to companies. See docs/ticket-api.md and docs/auth.md.',
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: [
+      { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
+      { name: 'events', description: 'Events (the ticket service).' },
+      { name: 'tickets', description: 'Tickets of events (the ticket service).' },
+      { name: 'operations', description: 'Health, metrics and this documentation.' },
+    ],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from POST ${options.authPrefix}/tokens.` } },
+      schemas: componentSchemas(),
+      responses: errorResponses,
+    },
+  };
+}
