@@ -31,7 +31,10 @@ export function testBackend(): Backend {
  * on its own SQLite files, or its own MySQL databases and Redis key prefix. stop() removes
  * everything it made.
  */
-export async function startTestStack(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestStack> {
+export async function startTestStack(
+  overrides: Record<string, string> = {},
+  options: { logger?: Logger; /** Rewrites the MySQL URLs the services get (e.g. through a proxy); cleanup still uses the real ones. */ mapDatabaseUrl?: (url: string) => string } = {},
+): Promise<TestStack> {
   const backend = testBackend();
   const id = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-test-'));
@@ -56,8 +59,9 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
       await db.raw(`CREATE DATABASE \`${authDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
       await db.raw(`CREATE DATABASE \`${ticketDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     });
-    env.AUTH_DATABASE_URL = replaceDatabase(mysqlUrl, authDb);
-    env.TICKET_DATABASE_URL = replaceDatabase(mysqlUrl, ticketDb);
+    const map = options.mapDatabaseUrl ?? ((url: string) => url);
+    env.AUTH_DATABASE_URL = map(replaceDatabase(mysqlUrl, authDb));
+    env.TICKET_DATABASE_URL = map(replaceDatabase(mysqlUrl, ticketDb));
     env.REDIS_URL = required('TEST_REDIS_URL');
     env.REDIS_KEY_PREFIX = `test:${id}:`;
     cleanups.push(async () => {
