@@ -3,10 +3,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, uniqueEmail } from '../support/http.js';
-import { replaceDatabase, startTestStack, testBackend, withMysql, type TestStack } from '../support/stack.js';
+import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
+import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
 import { ROOT } from './compose-file.js';
 
 /**
@@ -59,33 +59,12 @@ beforeAll(async () => {
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   Object.assign(cliEnv, { DATA_DIR: dataDir, AUTH_JWT_SECRET: randomBytes(32).toString('hex'), NODE_ENV: 'production' });
   if (testBackend() === 'mysql') {
-    const mysqlUrl = process.env.TEST_MYSQL_URL!;
     const redisUrl = process.env.TEST_REDIS_URL!;
-    const authDb = `${id}_auth`;
-    const ticketDb = `${id}_ticket`;
-    await withMysql(mysqlUrl, async (db) => {
-      await db.raw(`CREATE DATABASE \`${authDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-      await db.raw(`CREATE DATABASE \`${ticketDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    });
-    cleanups.push(() =>
-      withMysql(mysqlUrl, async (db) => {
-        await db.raw(`DROP DATABASE IF EXISTS \`${authDb}\``);
-        await db.raw(`DROP DATABASE IF EXISTS \`${ticketDb}\``);
-      }),
-    );
+    const databases = await createTestDatabases(process.env.TEST_MYSQL_URL!, id);
+    cleanups.push(() => databases.drop());
     const prefix = `test:${id}:`;
-    Object.assign(cliEnv, {
-      AUTH_DATABASE_URL: replaceDatabase(mysqlUrl, authDb),
-      TICKET_DATABASE_URL: replaceDatabase(mysqlUrl, ticketDb),
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: prefix,
-    });
-    cleanups.push(async () => {
-      const client = createClient({ url: redisUrl });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.del(keys);
-      await client.close();
-    });
+    Object.assign(cliEnv, { AUTH_DATABASE_URL: databases.authUrl, TICKET_DATABASE_URL: databases.ticketUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
+    cleanups.push(() => deleteRedisKeys(redisUrl, prefix));
   }
 }, 60_000);
 

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClient } from 'redis';
 import { freePort, waitFor } from '../support/redis-server.js';
-import { replaceDatabase, testBackend, withMysql } from '../support/stack.js';
+import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
+import { testBackend } from '../support/stack.js';
 import { exampleVariables, readCompose, ROOT, serviceEnvironment, serviceRunning } from './compose-file.js';
 
 /**
@@ -151,21 +150,10 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   };
   const local: Record<string, string> = { BIND_HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_DATABASE_URL: '', TICKET_DATABASE_URL: '', REDIS_URL: '' };
   if (testBackend() === 'mysql') {
-    const mysqlUrl = requiredEnv('TEST_MYSQL_URL');
-    const authDb = `${id}_auth`;
-    const ticketDb = `${id}_ticket`;
-    await withMysql(mysqlUrl, async (db) => {
-      await db.raw(`CREATE DATABASE \`${authDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-      await db.raw(`CREATE DATABASE \`${ticketDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    });
-    cleanups.push(() =>
-      withMysql(mysqlUrl, async (db) => {
-        await db.raw(`DROP DATABASE IF EXISTS \`${authDb}\``);
-        await db.raw(`DROP DATABASE IF EXISTS \`${ticketDb}\``);
-      }),
-    );
-    local.AUTH_DATABASE_URL = replaceDatabase(mysqlUrl, authDb);
-    local.TICKET_DATABASE_URL = replaceDatabase(mysqlUrl, ticketDb);
+    const databases = await createTestDatabases(requiredEnv('TEST_MYSQL_URL'), id);
+    cleanups.push(() => databases.drop());
+    local.AUTH_DATABASE_URL = databases.authUrl;
+    local.TICKET_DATABASE_URL = databases.ticketUrl;
     local.REDIS_URL = requiredEnv('TEST_REDIS_URL');
     local.REDIS_KEY_PREFIX = `test:${id}:`;
     cleanups.push(() => deleteRedisKeys(local.REDIS_URL!, local.REDIS_KEY_PREFIX!));
@@ -229,26 +217,3 @@ function requiredEnv(name: string): string {
   return value;
 }
 
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const client = createClient({ url });
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-      if (keys.length) await client.del(keys);
-    }
-  } finally {
-    await client.close();
-  }
-}
-
-/** True when a TCP connection to the port is accepted. */
-export function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

@@ -3,7 +3,8 @@ import { bearer, passwordToken, request, signUpAndLogin, type Account } from '..
 import type { TestStack } from '../support/stack.js';
 import { waitFor } from '../support/redis-server.js';
 import { heldRequest, SteadyLoad, type Outcome } from './load.js';
-import { accepts, spawnPart, startTopology, type RunningProcess, type Topology } from './processes.js';
+import { acceptsConnections } from '../support/resources.js';
+import { spawnPart, startTopology, type RunningProcess, type Topology } from './processes.js';
 
 /**
  * The compose topology as separate processes (auth, ticket, gateway), each started from its
@@ -116,7 +117,7 @@ describe('graceful shutdown under load', () => {
     stack.processes.gateway.child.kill('SIGTERM');
     const stopped = load.stop();
     // It stops taking new work: the listener closes while the held requests are still open.
-    await waitFor(async () => !(await accepts(stack.ports.gateway)), 30_000);
+    await waitFor(async () => !(await acceptsConnections(stack.ports.gateway)), 30_000);
     expect(stack.processes.gateway.running, 'still finishing the requests it holds').toBe(true);
     for (const h of held) h.send();
     const answers = await Promise.all(held.map((h) => h.response));

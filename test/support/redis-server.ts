@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { createServer } from 'node:net';
+import { acceptsConnections } from './resources.js';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -34,7 +35,7 @@ export class PrivateRedis {
     this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    await waitFor(() => canConnect(this.port), 5000);
+    await waitFor(() => acceptsConnections(this.port), 5000);
   }
 
   async stop(): Promise<void> {
@@ -48,16 +49,6 @@ export class PrivateRedis {
   }
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50): Promise<void> {
   const until = Date.now() + timeoutMs;

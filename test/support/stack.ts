@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import knexFactory from 'knex';
-import { createClient } from 'redis';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
+import { createTestDatabases, deleteRedisKeys, replaceDatabase, withMysql } from './resources.js';
 
 export type Backend = 'embedded' | 'mysql';
 
@@ -53,23 +52,13 @@ export async function startTestStack(
   const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
   if (backend === 'mysql') {
     const mysqlUrl = required('TEST_MYSQL_URL');
-    const authDb = `${id}_auth`;
-    const ticketDb = `${id}_ticket`;
-    await withMysql(mysqlUrl, async (db) => {
-      await db.raw(`CREATE DATABASE \`${authDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-      await db.raw(`CREATE DATABASE \`${ticketDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    });
+    const databases = await createTestDatabases(mysqlUrl, id);
     const map = options.mapDatabaseUrl ?? ((url: string) => url);
-    env.AUTH_DATABASE_URL = map(replaceDatabase(mysqlUrl, authDb));
-    env.TICKET_DATABASE_URL = map(replaceDatabase(mysqlUrl, ticketDb));
+    env.AUTH_DATABASE_URL = map(databases.authUrl);
+    env.TICKET_DATABASE_URL = map(databases.ticketUrl);
     env.REDIS_URL = required('TEST_REDIS_URL');
     env.REDIS_KEY_PREFIX = `test:${id}:`;
-    cleanups.push(async () => {
-      await withMysql(mysqlUrl, async (db) => {
-        await db.raw(`DROP DATABASE IF EXISTS \`${authDb}\``);
-        await db.raw(`DROP DATABASE IF EXISTS \`${ticketDb}\``);
-      });
-    });
+    cleanups.push(() => databases.drop());
     cleanups.push(() => deleteRedisKeys(env.REDIS_URL!, env.REDIS_KEY_PREFIX!));
   }
   Object.assign(env, overrides);
@@ -103,40 +92,4 @@ function required(name: string): string {
   return value;
 }
 
-export function replaceDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-export async function withMysql<T>(url: string, fn: (db: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {
-  const parsed = new URL(url);
-  const db = knexFactory({
-    client: 'mysql2',
-    connection: {
-      host: parsed.hostname,
-      port: Number(parsed.port || 3306),
-      user: decodeURIComponent(parsed.username),
-      password: decodeURIComponent(parsed.password),
-      database: parsed.pathname.slice(1) || undefined,
-    },
-    pool: { min: 0, max: 1 },
-  });
-  try {
-    return await fn(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const client = createClient({ url });
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-      if (keys.length) await client.del(keys);
-    }
-  } finally {
-    await client.close();
-  }
-}
+export { replaceDatabase, withMysql };
