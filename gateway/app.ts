@@ -9,7 +9,7 @@ import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
 import { isGrpcError, problemFromGrpc, sendProblem } from './problem.js';
 import { caller } from './request-context.js';
-import { authRoutes } from './routes/auth.js';
+import { authRoutes, sendOAuthBodyError } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
 import { ticketRoutes } from './routes/tickets.js';
 
@@ -58,8 +58,13 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
 
   const call = caller(config.GRPC_DEADLINE_MS);
   const body = parseBody(config.BODY_LIMIT_BYTES);
-  const parseWhenSent = (req: Request, res: Response, next: NextFunction) =>
-    ['POST', 'PUT', 'PATCH'].includes(req.method) ? body(req, res, next) : next();
+  const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthBodyError);
+  const parseWhenSent = (req: Request, res: Response, next: NextFunction) => {
+    if (!['POST', 'PUT', 'PATCH'].includes(req.method)) return next();
+    // The token endpoints answer every error in RFC 6749 form, unreadable bodies included.
+    const tokenEndpoint = req.baseUrl === config.AUTH_PATH_PREFIX && (req.path === '/tokens' || req.path === '/tokens/revoke');
+    return (tokenEndpoint ? tokenBody : body)(req, res, next);
+  };
 
   // Express resets req.baseUrl once a router is done; keep the mount point for the route label.
   const rememberPrefix = (req: Request, res: Response, next: NextFunction) => {

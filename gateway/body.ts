@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
-import { sendProblem } from './problem.js';
+import { sendProblem, type Problem } from './problem.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM = 'application/x-www-form-urlencoded';
@@ -13,7 +13,7 @@ export type BodyKind = 'json' | 'form' | 'none';
  * in res.locals.bodyKind whether the values are typed (json) or all strings (form).
  * 400 malformed, 413 over the limit, 415 any other content type.
  */
-export function parseBody(limitBytes: number) {
+export function parseBody(limitBytes: number, respond: (res: Response, problem: Problem) => void = sendProblem) {
   const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: false });
   const form = express.urlencoded({ extended: false, limit: limitBytes, parameterLimit: 200 });
   const multipart = multer({ limits: { fieldSize: limitBytes, fields: 200, files: 0, parts: 200 } }).none();
@@ -26,12 +26,12 @@ export function parseBody(limitBytes: number) {
       return next();
     }
     if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
-      return sendProblem(res, { status: 413, detail: `The request body is larger than ${limitBytes} bytes.` });
+      return respond(res, { status: 413, detail: `The request body is larger than ${limitBytes} bytes.` });
     }
     const done = (kind: BodyKind) => (err?: unknown) => {
-      if (err) return sendProblem(res, bodyError(err, limitBytes));
+      if (err) return respond(res, bodyError(err, limitBytes));
       if (kind === 'json' && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
-        return sendProblem(res, { status: 400, detail: 'The request body must be a JSON object.' });
+        return respond(res, { status: 400, detail: 'The request body must be a JSON object.' });
       }
       req.body = { ...(req.body as object) };
       res.locals.bodyKind = kind;
@@ -40,14 +40,14 @@ export function parseBody(limitBytes: number) {
     if (req.is(JSON_TYPES)) return json(req, res, done('json'));
     if (req.is(FORM)) return form(req, res, done('form'));
     if (req.is(MULTIPART)) return multipart(req, res, done('form'));
-    sendProblem(res, {
+    respond(res, {
       status: 415,
       detail: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
     });
   };
 }
 
-function bodyError(err: unknown, limitBytes: number) {
+function bodyError(err: unknown, limitBytes: number): Problem {
   const e = err as { type?: string; code?: string; status?: number };
   if (e.type === 'entity.too.large' || e.code === 'LIMIT_FIELD_VALUE' || e.code === 'LIMIT_FIELD_COUNT' || e.code === 'LIMIT_PART_COUNT') {
     return { status: 413, detail: `The request body is larger than ${limitBytes} bytes or has too many fields.` };

@@ -1,4 +1,4 @@
-import type { Company, User } from '../lib/gen/auth/v1/auth.js';
+import type { ApiClient, Company, User } from '../lib/gen/auth/v1/auth.js';
 import { formatTimestamp } from '../lib/time.js';
 
 /** User object exactly as spec section 2.2. */
@@ -22,5 +22,15 @@ export function companyJson(company: Company) {
     name: company.name,
     created_at: formatTimestamp(company.created_at),
     updated_at: formatTimestamp(company.updated_at),
+  };
+}
+
+/** An API client, never with its secret (that is added once, on creation). */
+export function apiClientJson(client: ApiClient) {
+  return {
+    client_id: client.client_id,
+    name: client.name,
+    company_ids: client.company_ids,
+    created_at: formatTimestamp(client.created_at),
   };
 }

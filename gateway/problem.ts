@@ -88,7 +88,8 @@ export function problemFromGrpc(err: ServiceError): Problem {
     detail,
     errors: status === 422 ? details.fieldViolations : undefined,
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
-    authError: status === 401 && details.reason ? 'invalid_token' : undefined,
+    // RFC 6750 3.1: no error code when the request carried no token at all.
+    authError: status === 401 && details.reason && details.reason !== 'missing_token' ? 'invalid_token' : undefined,
   };
 }
 

@@ -64,12 +64,18 @@ export class ConfigError extends Error {
   }
 }
 
+/** A bad value as it may be shown in an error: secrets never, URLs without their credentials. */
+function shown(name: string, value: string | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (/SECRET|PASSWORD|TOKEN|KEY$/.test(name)) return `a value of ${value.length} characters`;
+  if (/_URL$/.test(name)) return JSON.stringify(value.replace(/\/\/.*@/, '//***@'));
+  return JSON.stringify(value);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`));
   }
   const values = parsed.data;
   if (values.NODE_ENV === 'production' && !values.AUTH_JWT_SECRET) {

@@ -23,6 +23,18 @@ describe('configuration', () => {
     }
   });
 
+  it('never shows a secret or the credentials of a URL in its message', () => {
+    try {
+      loadConfig({ AUTH_JWT_SECRET: 'hunter2-too-short', AUTH_DATABASE_URL: 'mysql://root:p@ss/word@db', REDIS_URL: 'http://user:pw@redis' });
+      expect.unreachable();
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toContain('AUTH_JWT_SECRET');
+      expect(message).toContain('AUTH_DATABASE_URL');
+      for (const secret of ['hunter2', 'p@ss', 'ss/word', 'root', 'pw@']) expect(message).not.toContain(secret);
+    }
+  });
+
   it('refuses production without a signing key', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/AUTH_JWT_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32) })).not.toThrow();

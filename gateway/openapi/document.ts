@@ -63,10 +63,28 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       post: {
         tag: 'auth',
         operationId: 'createApiClient',
-        summary: 'Create API client credentials for the client_credentials grant',
+        summary: 'Create API client credentials for the client_credentials grant, limited to the request\'s companies',
         body: 'NewApiClient',
-        ok: { status: 201, schema: 'ApiClient' },
+        ok: { status: 201, schema: 'ApiClientCreated' },
         errors: [400, 401, 413, 415, 422, 503],
+        parameters: ['Company'],
+      },
+      get: {
+        tag: 'auth',
+        operationId: 'listApiClients',
+        summary: 'The caller\'s API clients (without secrets)',
+        ok: { status: 200, schema: 'ApiClient', array: true },
+        errors: [400, 401, 503],
+      },
+    },
+    [`${authPrefix}/clients/{clientId}`]: {
+      delete: {
+        tag: 'auth',
+        operationId: 'deleteApiClient',
+        summary: 'Revoke an API client and every session it opened',
+        ok: { status: 204, schema: '' },
+        errors: [400, 401, 404, 503],
+        parameters: ['clientId'],
       },
     },
     [`${authPrefix}/tokens`]: {
@@ -206,6 +224,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
 const PARAMETERS: Record<string, Schema> = {
   guid: { name: 'guid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the object.' },
   eventGuid: { name: 'eventGuid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the event.' },
+  clientId: { name: 'clientId', in: 'path', required: true, schema: { type: 'string' }, description: 'client_id of the API client.' },
   Company: {
     name: 'Company',
     in: 'header',

@@ -110,6 +110,13 @@ function inputSchema(
   };
 }
 
+function apiClientField(field: string): Schema {
+  if (field === 'client_id') return GUID;
+  if (field === 'company_ids') return { type: 'array', items: GUID };
+  if (field === 'created_at') return TIMESTAMP;
+  return { type: 'string' };
+}
+
 export function componentSchemas(): Record<string, Schema> {
   return {
     Ticket: objectOf(TICKET_FIELDS.keys(), (field) => responseSchema(field, TICKET_FIELDS.get(field)!), {
@@ -152,9 +159,12 @@ export function componentSchemas(): Record<string, Schema> {
     Company: objectOf(['guid', 'name', 'created_at', 'updated_at'], (field) => (field === 'guid' ? GUID : field === 'name' ? { type: 'string' } : TIMESTAMP)),
     NewCompany: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },
     NewApiClient: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },
-    ApiClient: objectOf(['client_id', 'client_secret', 'name', 'created_at'], (field) =>
-      field === 'client_id' ? GUID : field === 'created_at' ? TIMESTAMP : { type: 'string', ...(field === 'client_secret' ? { description: 'Shown once.' } : {}) },
-    ),
+    ApiClient: objectOf(['client_id', 'name', 'company_ids', 'created_at'], apiClientField, {
+      description: 'API client credentials for the client_credentials grant; its tokens never cover more than company_ids.',
+    }),
+    ApiClientCreated: objectOf(['client_id', 'name', 'company_ids', 'created_at', 'client_secret'], apiClientField, {
+      description: 'The new client, with its secret: shown only in this response.',
+    }),
     TokenRequest: {
       type: 'object',
       required: ['grant_type'],

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
 import type { BackendClients } from '../clients.js';
-import { companyJson, userJson } from '../json.js';
-import { httpStatusFor } from '../problem.js';
+import { apiClientJson, companyJson, userJson } from '../json.js';
+import { httpStatusFor, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
@@ -42,7 +42,17 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
 
   router.post('/clients', async (req, res) => {
     const client = await call(auth.createApiClient.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
-    res.status(201).set('Cache-Control', 'no-store').json({ ...client, created_at: client.created_at?.toISOString().replace(/\.\d{3}Z$/, '+00:00') });
+    res.status(201).set('Cache-Control', 'no-store').json({ ...apiClientJson(client), client_secret: client.client_secret });
+  });
+
+  router.get('/clients', async (req, res) => {
+    const { clients } = await call(auth.listApiClients.bind(auth), {}, req);
+    res.json(clients.map(apiClientJson));
+  });
+
+  router.delete('/clients/:clientId', async (req, res) => {
+    await call(auth.deleteApiClient.bind(auth), { client_id: req.params.clientId! }, req);
+    res.status(204).end();
   });
 
   // The token endpoints answer in RFC 6749 form, never problem+json.
@@ -69,7 +79,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
         info: { companies: token.info?.companies ?? [] },
       });
     } catch (err) {
-      sendOAuthError(res, err, basic !== undefined);
+      sendOAuthError(res, err);
     }
   });
 
@@ -84,7 +94,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
       await call(auth.revokeToken.bind(auth), { token: str(body.token), token_type_hint: str(body.token_type_hint) }, req);
       res.status(200).json({});
     } catch (err) {
-      sendOAuthError(res, err, false);
+      sendOAuthError(res, err);
     }
   });
 
@@ -107,8 +117,14 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
   return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
 }
 
+/** The token endpoints' own answer to a body that cannot be read (RFC 6749 form, not problem+json). */
+export function sendOAuthBodyError(res: Response, problem: Problem): void {
+  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  res.status(problem.status).json({ error: 'invalid_request', error_description: problem.detail });
+}
+
 /** RFC 6749 section 5.2 error body. */
-function sendOAuthError(res: Response, err: unknown, usedBasicAuth: boolean): void {
+function sendOAuthError(res: Response, err: unknown): void {
   if (!isServiceError(err)) throw err;
   const details = readErrorDetails(err);
   const status = httpStatusFor(err.code, false);
@@ -119,7 +135,8 @@ function sendOAuthError(res: Response, err: unknown, usedBasicAuth: boolean): vo
   }
   const error = details.reason ?? (status === 401 ? 'invalid_client' : 'invalid_request');
   const httpStatus = error === 'invalid_client' ? 401 : status === 429 ? 429 : 400;
-  if (httpStatus === 401) res.set('WWW-Authenticate', usedBasicAuth ? 'Basic realm="ticketing"' : 'Bearer realm="ticketing"');
+  // invalid_client: the client authenticates with HTTP Basic (or in the body), never with a bearer token.
+  if (httpStatus === 401) res.set('WWW-Authenticate', 'Basic realm="ticketing"');
   if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
   res.status(httpStatus).json({ error, error_description: err.details });
 }

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
-import type { Company, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
+import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
 import type { AccessTokens } from './domain/access-tokens.js';
 import { effectiveCompanies, requestedTokenCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
@@ -76,11 +76,11 @@ export class AuthService {
     this.limit(`address:${clientAddress}`, this.settings.rateLimitPerAddress);
     switch (request.grant_type) {
       case 'password':
-        return this.passwordGrant(request);
+        return this.passwordGrant(request, clientAddress);
       case 'refresh_token':
         return this.refreshGrant(request);
       case 'client_credentials':
-        return this.clientCredentialsGrant(request);
+        return this.clientCredentialsGrant(request, clientAddress);
       case '':
         throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'grant_type is required.');
       default:
@@ -88,27 +88,38 @@ export class AuthService {
     }
   }
 
-  private async passwordGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+  private async passwordGrant(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
     if (!request.username || !request.password) {
       throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'username and password are required.');
     }
-    this.limit(`account:${request.username.trim().toLowerCase()}`, this.settings.rateLimitPerAccount);
+    // Failed attempts count per account and address: guessing is slowed down, but nobody
+    // elsewhere can lock the owner out by failing on purpose.
+    const failures = `account:${request.username.trim().toLowerCase()}|${clientAddress}`;
+    this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
     const user = await this.store.findUserByEmail(request.username.trim());
     const passwordOk = await verifyPassword(request.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !passwordOk) throw invalidGrant('The user name or password is incorrect.');
+    if (!user || !passwordOk) {
+      this.limiter.record(failures);
+      throw invalidGrant('The user name or password is incorrect.');
+    }
     return this.startSession(user, null, request.company_id, true);
   }
 
-  private async clientCredentialsGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+  private async clientCredentialsGrant(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
     if (!request.client_id || !request.client_secret) {
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'client_id and client_secret are required.');
     }
-    this.limit(`account:client:${request.client_id}`, this.settings.rateLimitPerAccount);
+    const failures = `account:client:${request.client_id.trim().toLowerCase()}|${clientAddress}`;
+    this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
     const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch(() => undefined);
     const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
     const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
-    if (!client || !user) throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
-    return this.startSession(user, client.client_id, request.company_id, false);
+    if (!client || !user) {
+      this.limiter.record(failures);
+      throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
+    }
+    // A client never gets more than the companies it was created for (and the user still belongs to).
+    return this.startSession(user, client.client_id, request.company_id || '*', false, client.company_ids);
   }
 
   private async refreshGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
@@ -143,9 +154,16 @@ export class AuthService {
     return this.startSession(user, null, companyParameter, false);
   }
 
-  private async startSession(user: UserRow, clientId: string | null, companyParameter: string, withRefreshToken: boolean): Promise<IssueTokenResponse> {
+  private async startSession(
+    user: UserRow,
+    clientId: string | null,
+    companyParameter: string,
+    withRefreshToken: boolean,
+    clientScope?: string[],
+  ): Promise<IssueTokenResponse> {
     const memberOf = await this.store.companyIdsOf(user.guid);
-    const { companies, refused } = requestedTokenCompanies(companyParameter, memberOf, user.default_company_id);
+    const available = clientScope ? memberOf.filter((guid) => clientScope.includes(guid)) : memberOf;
+    const { companies, refused } = requestedTokenCompanies(companyParameter, available, user.default_company_id);
     if (refused.length) {
       throw oauthError(status.INVALID_ARGUMENT, 'invalid_scope', `company_id names companies this account cannot access: ${refused.join(', ').slice(0, 300)}.`);
     }
@@ -195,7 +213,7 @@ export class AuthService {
 
   /** The check every service runs on every caller. */
   async authenticate(accessToken: string, companyHeaderValues: string[]): Promise<Caller> {
-    if (!accessToken) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'invalid_token');
+    if (!accessToken) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'missing_token');
     const claims = this.tokens.verify(accessToken);
     if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
     const session = await this.liveSession(claims.sessionId, claims.userId);
@@ -241,16 +259,40 @@ export class AuthService {
     return toCompany(await this.store.createCompany(caller.userId, trimmed));
   }
 
-  async createApiClient(userId: string, name: string) {
+  /**
+   * An API client acting as the user, limited to `companyIds`: from a request, its effective
+   * company set, so that a narrowed token can only make an equally narrow client.
+   */
+  async createApiClient(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
     const trimmed = name.trim();
     if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
     const secret = newSecret();
-    const client = await this.store.createApiClient({ clientId: newGuid(), userId, name: trimmed, secretHash: sha256(secret) });
-    return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at };
+    const client = await this.store.createApiClient({ clientId: newGuid(), userId, name: trimmed, secretHash: sha256(secret), companyIds });
+    return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at, company_ids: client.company_ids };
   }
 
+  async listApiClients(userId: string): Promise<ApiClient[]> {
+    return (await this.store.apiClientsOf(userId)).map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
+  }
+
+  /** Revokes the client and ends every session it opened, at once. NOT_FOUND for a client that is not the caller's. */
+  async deleteApiClient(userId: string, clientId: string): Promise<void> {
+    const sessions = await this.store.revokeApiClient(userId, clientId.trim().toLowerCase());
+    if (!sessions) throw RpcError.notFound('API client');
+    for (const id of sessions) await this.cache.markRevoked(id);
+  }
+
+  /** Counts one attempt against `key` and refuses it when over `max`. */
   private limit(key: string, max: number): void {
-    const retryAfter = this.limiter.hit(key, max);
+    this.tooMany(this.limiter.hit(key, max));
+  }
+
+  /** Refuses when `key` already has `max` recorded events in the window (counts nothing). */
+  private refuseWhenOver(key: string, max: number): void {
+    this.tooMany(this.limiter.retryAfter(key, max));
+  }
+
+  private tooMany(retryAfter: number): void {
     if (retryAfter > 0) {
       throw oauthError(status.RESOURCE_EXHAUSTED, 'temporarily_unavailable', `Too many token requests; retry after ${retryAfter} seconds.`, retryAfter);
     }

@@ -1,13 +1,16 @@
-import { requiredString, type CommandSpec } from './command.js';
+import { requestedTokenCompanies } from '../auth/domain/company-scope.js';
+import { CliError, optionalString, requiredString, type CommandSpec } from './command.js';
 
 export const clientCommands: CommandSpec[] = [
   {
     path: ['client', 'create'],
     summary: 'Create an API client (client_credentials grant) owned by a user; prints the secret once.',
-    details: 'The client acts as its owner: its tokens cover the owner\'s companies (default company unless company_id is sent).',
+    details:
+      'The client acts as its owner, limited to the companies named with --company (default: the owner\'s default company); its tokens never cover more.',
     options: {
       email: { type: 'string', placeholder: 'email', description: 'E-mail address of the owning user.', required: true },
       name: { type: 'string', placeholder: 'name', description: 'Name of the client, 1 to 255 characters.', required: true },
+      company: { type: 'string', placeholder: 'guid|list|*', description: 'Companies the client may act for: a GUID, a comma list, or * for all of the owner\'s.' },
     },
     examples: [
       'ticketing client create --email ann@example.com --name shop',
@@ -15,8 +18,10 @@ export const clientCommands: CommandSpec[] = [
     ],
     async run(context, values) {
       const owner = await context.userByEmail(requiredString(values, 'email'));
-      const { service } = await context.auth();
-      const client = await service.createApiClient(owner.guid, requiredString(values, 'name'));
+      const { service, store } = await context.auth();
+      const scope = requestedTokenCompanies(optionalString(values, 'company') ?? '', await store.companyIdsOf(owner.guid), owner.default_company_id);
+      if (scope.refused.length) throw new CliError(`--company names companies ${owner.email} does not belong to: ${scope.refused.join(', ')}`);
+      const client = await service.createApiClient(owner.guid, scope.companies, requiredString(values, 'name'));
       return {
         json: { ...client, user_id: owner.guid },
         text: [

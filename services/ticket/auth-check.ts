@@ -24,7 +24,7 @@ export class AuthCheck {
 
   async caller(metadata: Metadata): Promise<AuthenticatedCaller> {
     const token = bearerToken(metadata);
-    if (!token) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'invalid_token');
+    if (!token) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'missing_token');
     try {
       const result = await callUnary(
         this.client.authenticate.bind(this.client),

@@ -145,29 +145,37 @@ describe('token endpoint', () => {
 describe('token endpoint rate limit', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ TOKEN_RATE_LIMIT_PER_ACCOUNT: '3', TOKEN_RATE_LIMIT_PER_ADDRESS: '8' });
+    // TRUST_PROXY lets the test speak from several client addresses through X-Forwarded-For.
+    stack = await startTestStack({ TOKEN_RATE_LIMIT_PER_ACCOUNT: '3', TOKEN_RATE_LIMIT_PER_ADDRESS: '8', TRUST_PROXY: 'loopback' });
   });
   afterAll(async () => stack?.stop());
 
-  it('answers 429 with Retry-After per account, then per address', async () => {
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  it('limits failed attempts per account and address with 429 + Retry-After, without locking the owner out elsewhere', async () => {
     const account = await signUpAndLogin(stack);
-    // signUpAndLogin used one attempt of the account's 3 and one of the address's 8.
+    const wrong = { grant_type: 'password', username: account.email, password: 'wrong password' };
+    const right = { grant_type: 'password', username: account.email, password: account.password };
+
     const attempts = [];
-    for (let i = 0; i < 2; i++) {
-      attempts.push(await tokenRequest(stack, { grant_type: 'password', username: account.email, password: 'wrong password' }));
-    }
-    expect(attempts.map((a) => a.status)).toEqual([400, 400]);
-    const limited = await tokenRequest(stack, { grant_type: 'password', username: account.email, password: account.password });
+    for (let i = 0; i < 3; i++) attempts.push((await tokenRequest(stack, wrong, from('203.0.113.5'))).status);
+    expect(attempts).toEqual([400, 400, 400]);
+    const limited = await tokenRequest(stack, right, from('203.0.113.5'));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(limited.body.error).toEqual(expect.any(String));
+    expect(limited.body.error).toBe('temporarily_unavailable');
+    expect(limited.headers.get('cache-control')).toBe('no-store');
 
-    // Other accounts from the same address are still served until the address limit (8 in total).
+    // The owner, elsewhere, still gets in; successful attempts never count.
+    for (let i = 0; i < 4; i++) expect((await tokenRequest(stack, right, from('198.51.100.7'))).status).toBe(200);
+  });
+
+  it('limits all attempts per address', async () => {
     const statuses = [];
-    for (let i = 0; i < 5; i++) {
-      statuses.push((await tokenRequest(stack, { grant_type: 'password', username: `other${i}@example.com`, password: 'whatever1' })).status);
+    for (let i = 0; i < 9; i++) {
+      statuses.push((await tokenRequest(stack, { grant_type: 'password', username: `other${i}@example.com`, password: 'whatever1' }, from('192.0.2.9'))).status);
     }
-    expect(statuses.slice(0, 4)).toEqual([400, 400, 400, 400]);
-    expect(statuses[4]).toBe(429);
+    expect(statuses.slice(0, 8)).toEqual([400, 400, 400, 400, 400, 400, 400, 400]);
+    expect(statuses[8]).toBe(429);
   });
 });

@@ -21,6 +21,18 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
   }
 
+  /** Seconds until `key` may go on when it already has `limit` events in the window, else 0. Counts nothing. */
+  retryAfter(key: string, limit: number, now = Date.now()): number {
+    const window = this.windows.get(key);
+    if (!window || now - window.start >= this.windowMs || window.count < limit) return 0;
+    return Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
+  }
+
+  /** Counts one event (e.g. a failed attempt) against `key`. */
+  record(key: string, now = Date.now()): void {
+    this.hit(key, Number.POSITIVE_INFINITY, now);
+  }
+
   private sweep(now: number): void {
     for (const [key, window] of this.windows) if (now - window.start >= this.windowMs) this.windows.delete(key);
   }

@@ -42,9 +42,21 @@ export interface ApiClientRow {
   user_id: string;
   name: string;
   secret_hash: string;
+  /** The companies its tokens may cover. */
+  company_ids: string[];
   created_at: Date;
   revoked_at?: Date;
 }
+
+const toApiClient = (r: Raw): ApiClientRow => ({
+  client_id: r.client_id as string,
+  user_id: r.user_id as string,
+  name: r.name as string,
+  secret_hash: r.secret_hash as string,
+  company_ids: JSON.parse((r.company_ids as string | null) ?? '[]') as string[],
+  created_at: fromDbTime(r.created_at as string)!,
+  revoked_at: fromDbTime(r.revoked_at as string | null),
+});
 
 export class DuplicateEmailError extends Error {}
 
@@ -225,22 +237,40 @@ export class AuthStore {
     return changed === 1;
   }
 
-  async createApiClient(input: { clientId: string; userId: string; name: string; secretHash: string }): Promise<ApiClientRow> {
+  async createApiClient(input: { clientId: string; userId: string; name: string; secretHash: string; companyIds: string[] }): Promise<ApiClientRow> {
     const now = new Date();
     await this.db('api_clients').insert({
       client_id: input.clientId,
       user_id: input.userId,
       name: input.name,
       secret_hash: input.secretHash,
+      company_ids: JSON.stringify(input.companyIds),
       created_at: toDbTime(now),
     });
-    return { client_id: input.clientId, user_id: input.userId, name: input.name, secret_hash: input.secretHash, created_at: now };
+    return (await this.findApiClient(input.clientId))!;
   }
 
   async findApiClient(clientId: string): Promise<ApiClientRow | undefined> {
     const row = await this.db('api_clients').where({ client_id: clientId }).whereNull('revoked_at').first();
-    if (!row) return undefined;
-    return { ...row, created_at: fromDbTime(row.created_at)!, revoked_at: undefined } as ApiClientRow;
+    return row ? toApiClient(row) : undefined;
+  }
+
+  async apiClientsOf(userId: string): Promise<ApiClientRow[]> {
+    const rows = await this.db('api_clients').where({ user_id: userId }).whereNull('revoked_at').orderBy('created_at').orderBy('client_id');
+    return rows.map(toApiClient);
+  }
+
+  /** Revokes the client and every live session it opened; returns the session ids (for the cache), or undefined when it is not the user's. */
+  async revokeApiClient(userId: string, clientId: string): Promise<string[] | undefined> {
+    return this.db.transaction(async (trx) => {
+      const now = toDbTime(new Date());
+      const changed = await trx('api_clients').where({ client_id: clientId, user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+      if (changed === 0) return undefined;
+      const sessions = await trx('sessions').where({ client_id: clientId }).whereNull('revoked_at').select('guid');
+      const ids = sessions.map((r) => r.guid as string);
+      if (ids.length) await trx('sessions').whereIn('guid', ids).update({ revoked_at: now });
+      return ids;
+    });
   }
 
   async ping(): Promise<void> {

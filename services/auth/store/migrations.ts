@@ -78,6 +78,22 @@ const initial: Knex.Migration = {
   },
 };
 
+/** API clients are limited to the companies of the request that created them. */
+const apiClientCompanies: Knex.Migration = {
+  async up(db) {
+    await db.schema.alterTable('api_clients', (t) => {
+      // JSON array of company GUIDs; clients made before this migration cover none until re-created.
+      t.text('company_ids').notNullable().defaultTo('[]');
+    });
+  },
+  async down(db) {
+    await db.schema.alterTable('api_clients', (t) => {
+      t.dropColumn('company_ids');
+    });
+  },
+};
+
 export const authMigrations: Record<string, Knex.Migration> = {
   '20261122_001_initial': initial,
+  '20261122_002_api_client_companies': apiClientCompanies,
 };

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Empty } from "../../google/protobuf/empty.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "auth.v1";
@@ -129,7 +130,29 @@ export interface CreateApiClientResponse {
   /** Shown once; only a hash is stored. */
   client_secret: string;
   name: string;
+  created_at:
+    | Date
+    | undefined;
+  /** The companies its tokens may cover. */
+  company_ids: string[];
+}
+
+export interface ApiClient {
+  client_id: string;
+  name: string;
+  company_ids: string[];
   created_at: Date | undefined;
+}
+
+export interface ListApiClientsRequest {
+}
+
+export interface ListApiClientsResponse {
+  clients: ApiClient[];
+}
+
+export interface DeleteApiClientRequest {
+  client_id: string;
 }
 
 function createBaseUser(): User {
@@ -1819,7 +1842,7 @@ export const CreateApiClientRequest: MessageFns<CreateApiClientRequest> = {
 };
 
 function createBaseCreateApiClientResponse(): CreateApiClientResponse {
-  return { client_id: "", client_secret: "", name: "", created_at: undefined };
+  return { client_id: "", client_secret: "", name: "", created_at: undefined, company_ids: [] };
 }
 
 export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
@@ -1835,6 +1858,9 @@ export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
     }
     if (message.created_at !== undefined) {
       Timestamp.encode(toTimestamp(message.created_at), writer.uint32(34).fork()).join();
+    }
+    for (const v of message.company_ids) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -1884,6 +1910,14 @@ export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
             message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.company_ids.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1914,6 +1948,11 @@ export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      company_ids: globalThis.Array.isArray(object?.companyIds)
+        ? object.companyIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.company_ids)
+        ? object.company_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1931,6 +1970,9 @@ export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
     if (message.created_at !== undefined) {
       obj.createdAt = message.created_at.toISOString();
     }
+    if (message.company_ids?.length) {
+      obj.companyIds = message.company_ids;
+    }
     return obj;
   },
 
@@ -1943,6 +1985,330 @@ export const CreateApiClientResponse: MessageFns<CreateApiClientResponse> = {
     message.client_secret = object.client_secret ?? "";
     message.name = object.name ?? "";
     message.created_at = object.created_at ?? undefined;
+    message.company_ids = object.company_ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseApiClient(): ApiClient {
+  return { client_id: "", name: "", company_ids: [], created_at: undefined };
+}
+
+export const ApiClient: MessageFns<ApiClient> = {
+  encode(message: ApiClient, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client_id !== "") {
+      writer.uint32(10).string(message.client_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.company_ids) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApiClient {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApiClient();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.company_ids.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApiClient {
+    return {
+      client_id: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      company_ids: globalThis.Array.isArray(object?.companyIds)
+        ? object.companyIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.company_ids)
+        ? object.company_ids.map((e: any) => globalThis.String(e))
+        : [],
+      created_at: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApiClient): unknown {
+    const obj: any = {};
+    if (message.client_id !== "") {
+      obj.clientId = message.client_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.company_ids?.length) {
+      obj.companyIds = message.company_ids;
+    }
+    if (message.created_at !== undefined) {
+      obj.createdAt = message.created_at.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApiClient>, I>>(base?: I): ApiClient {
+    return ApiClient.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApiClient>, I>>(object: I): ApiClient {
+    const message = createBaseApiClient();
+    message.client_id = object.client_id ?? "";
+    message.name = object.name ?? "";
+    message.company_ids = object.company_ids?.map((e) => e) || [];
+    message.created_at = object.created_at ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListApiClientsRequest(): ListApiClientsRequest {
+  return {};
+}
+
+export const ListApiClientsRequest: MessageFns<ListApiClientsRequest> = {
+  encode(_: ListApiClientsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiClientsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiClientsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListApiClientsRequest {
+    return {};
+  },
+
+  toJSON(_: ListApiClientsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApiClientsRequest>, I>>(base?: I): ListApiClientsRequest {
+    return ListApiClientsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApiClientsRequest>, I>>(_: I): ListApiClientsRequest {
+    const message = createBaseListApiClientsRequest();
+    return message;
+  },
+};
+
+function createBaseListApiClientsResponse(): ListApiClientsResponse {
+  return { clients: [] };
+}
+
+export const ListApiClientsResponse: MessageFns<ListApiClientsResponse> = {
+  encode(message: ListApiClientsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.clients) {
+      ApiClient.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiClientsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiClientsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clients.push(ApiClient.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiClientsResponse {
+    return {
+      clients: globalThis.Array.isArray(object?.clients) ? object.clients.map((e: any) => ApiClient.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListApiClientsResponse): unknown {
+    const obj: any = {};
+    if (message.clients?.length) {
+      obj.clients = message.clients.map((e) => ApiClient.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApiClientsResponse>, I>>(base?: I): ListApiClientsResponse {
+    return ListApiClientsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApiClientsResponse>, I>>(object: I): ListApiClientsResponse {
+    const message = createBaseListApiClientsResponse();
+    message.clients = object.clients?.map((e) => ApiClient.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeleteApiClientRequest(): DeleteApiClientRequest {
+  return { client_id: "" };
+}
+
+export const DeleteApiClientRequest: MessageFns<DeleteApiClientRequest> = {
+  encode(message: DeleteApiClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client_id !== "") {
+      writer.uint32(10).string(message.client_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteApiClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteApiClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteApiClientRequest {
+    return {
+      client_id: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteApiClientRequest): unknown {
+    const obj: any = {};
+    if (message.client_id !== "") {
+      obj.clientId = message.client_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteApiClientRequest>, I>>(base?: I): DeleteApiClientRequest {
+    return DeleteApiClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteApiClientRequest>, I>>(object: I): DeleteApiClientRequest {
+    const message = createBaseDeleteApiClientRequest();
+    message.client_id = object.client_id ?? "";
     return message;
   },
 };
@@ -2032,7 +2398,10 @@ export const AuthServiceService = {
     responseSerialize: (value: Company): Buffer => Buffer.from(Company.encode(value).finish()),
     responseDeserialize: (value: Buffer): Company => Company.decode(value),
   },
-  /** Creates credentials for the client_credentials grant, acting as the caller. */
+  /**
+   * Creates credentials for the client_credentials grant, acting as the caller, limited to
+   * the caller's effective company set (tokens it gets never cover more).
+   */
   createApiClient: {
     path: "/auth.v1.AuthService/CreateApiClient" as const,
     requestStream: false as const,
@@ -2043,6 +2412,29 @@ export const AuthServiceService = {
     responseSerialize: (value: CreateApiClientResponse): Buffer =>
       Buffer.from(CreateApiClientResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateApiClientResponse => CreateApiClientResponse.decode(value),
+  },
+  /** The caller's live API clients (never their secrets). */
+  listApiClients: {
+    path: "/auth.v1.AuthService/ListApiClients" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListApiClientsRequest): Buffer =>
+      Buffer.from(ListApiClientsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListApiClientsRequest => ListApiClientsRequest.decode(value),
+    responseSerialize: (value: ListApiClientsResponse): Buffer =>
+      Buffer.from(ListApiClientsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListApiClientsResponse => ListApiClientsResponse.decode(value),
+  },
+  /** Revokes one of the caller's API clients and every session it opened. */
+  deleteApiClient: {
+    path: "/auth.v1.AuthService/DeleteApiClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteApiClientRequest): Buffer =>
+      Buffer.from(DeleteApiClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteApiClientRequest => DeleteApiClientRequest.decode(value),
+    responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
   },
 } as const;
 
@@ -2064,8 +2456,15 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   listCompanies: handleUnaryCall<ListCompaniesRequest, ListCompaniesResponse>;
   /** Creates a company; the caller becomes a member. Tokens issued before do not cover it. */
   createCompany: handleUnaryCall<CreateCompanyRequest, Company>;
-  /** Creates credentials for the client_credentials grant, acting as the caller. */
+  /**
+   * Creates credentials for the client_credentials grant, acting as the caller, limited to
+   * the caller's effective company set (tokens it gets never cover more).
+   */
   createApiClient: handleUnaryCall<CreateApiClientRequest, CreateApiClientResponse>;
+  /** The caller's live API clients (never their secrets). */
+  listApiClients: handleUnaryCall<ListApiClientsRequest, ListApiClientsResponse>;
+  /** Revokes one of the caller's API clients and every session it opened. */
+  deleteApiClient: handleUnaryCall<DeleteApiClientRequest, Empty>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2181,7 +2580,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Company) => void,
   ): ClientUnaryCall;
-  /** Creates credentials for the client_credentials grant, acting as the caller. */
+  /**
+   * Creates credentials for the client_credentials grant, acting as the caller, limited to
+   * the caller's effective company set (tokens it gets never cover more).
+   */
   createApiClient(
     request: CreateApiClientRequest,
     callback: (error: ServiceError | null, response: CreateApiClientResponse) => void,
@@ -2196,6 +2598,38 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateApiClientResponse) => void,
+  ): ClientUnaryCall;
+  /** The caller's live API clients (never their secrets). */
+  listApiClients(
+    request: ListApiClientsRequest,
+    callback: (error: ServiceError | null, response: ListApiClientsResponse) => void,
+  ): ClientUnaryCall;
+  listApiClients(
+    request: ListApiClientsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListApiClientsResponse) => void,
+  ): ClientUnaryCall;
+  listApiClients(
+    request: ListApiClientsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListApiClientsResponse) => void,
+  ): ClientUnaryCall;
+  /** Revokes one of the caller's API clients and every session it opened. */
+  deleteApiClient(
+    request: DeleteApiClientRequest,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  deleteApiClient(
+    request: DeleteApiClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  deleteApiClient(
+    request: DeleteApiClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Empty) => void,
   ): ClientUnaryCall;
 }
 
