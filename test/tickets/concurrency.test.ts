@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/stack.js';
-import { createEvent, createTicket, h, putTicket, readTicket, request, signUpAndLogin, type Who } from './helpers.js';
+import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, type Who } from './helpers.js';
 
 let stack: TestStack;
 let who: Who;
@@ -54,15 +54,27 @@ describe('concurrency', () => {
     }
   });
 
-  it('parallel PUTs each return a distinct, increasing updated_at', async () => {
+  it('20 parallel PUTs: each a new ETag; updated_at later than created_at, at most 1 s ahead of the clock, the last one read back', async () => {
     const event = await createEvent(who, { name: 'Concurrent timestamps' });
     const t = await createTicket(who, event.guid);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => putTicket(who, t.guid, { description: `v${i}` })));
-    for (const res of results) expect(res.status).toBe(200);
-    const stamps = results.map((r) => r.body.updated_at as string);
-    expect(new Set(stamps).size, stamps.join(' ')).toBe(8);
-    const final = await readTicket(who, t.guid);
-    expect(Date.parse(final.updated_at)).toBe(Math.max(...stamps.map((s) => Date.parse(s))));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => putTicket(who, t.guid, { description: `v${i}` })));
+    const wallAfter = Date.now();
+    const aheadLimit = Math.floor(wallAfter / 1000) * 1000 + 1000;
+    for (const res of results) expect(res.status, res.text.slice(0, 300)).toBe(200);
+    const etags = results.map((r) => r.headers.get('etag'));
+    expect(new Set(etags).size, etags.join(' ')).toBe(20);
+    expect(etags).not.toContain(null);
+    const stamps = results.map((r) => Date.parse(r.body.updated_at as string));
+    for (const stamp of stamps) {
+      expect(stamp).toBeGreaterThan(Date.parse(t.created_at));
+      expect(stamp, `${new Date(stamp).toISOString()} vs clock ${new Date(wallAfter).toISOString()}`).toBeLessThanOrEqual(aheadLimit);
+    }
+    // never moved back: the last update's value is the greatest
+    const final = await getTicket(who, t.guid);
+    expect(Date.parse(final.body.updated_at)).toBe(Math.max(...stamps));
+    const last = results.find((r) => r.headers.get('etag') === final.headers.get('etag'));
+    expect(last, 'the stored version is one of the 20').toBeDefined();
+    expect(last!.body).toMatchObject({ description: final.body.description, updated_at: final.body.updated_at });
   });
 
   it('30 parallel creates: 30 distinct GUIDs, 30 tickets listed', async () => {

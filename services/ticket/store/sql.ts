@@ -1,5 +1,5 @@
 import { isMysql, toDbTime, type Knex } from '../../../lib/db.js';
-import { visibleChangeThreshold } from '../domain/updated-at.js';
+import { updatedAtBounds } from '../domain/updated-at.js';
 
 /** SQL fragments shared by the stores. */
 
@@ -11,10 +11,22 @@ export const dbBool = (value: boolean): number => (value ? 1 : 0);
 /**
  * The new updated_at of an UPDATE (rule in domain/updated-at.ts), computed from the row's
  * own previous value inside the statement, so that it also holds under concurrent updates.
+ * Both backends store 'YYYY-MM-DD HH:MM:SS.mmm' (DATETIME(3) on MySQL; text on SQLite,
+ * where strftime's %f gives the same form), so the comparisons are exact on both.
  */
 export function bumpedUpdatedAt(db: Knex, now: Date): Knex.Raw {
   const plusOneSecond = isMysql(db) ? 'DATE_ADD(updated_at, INTERVAL 1 SECOND)' : "strftime('%Y-%m-%d %H:%M:%f', updated_at, '+1 second')";
-  return db.raw(`CASE WHEN updated_at >= ? THEN ${plusOneSecond} ELSE ? END`, [toDbTime(visibleChangeThreshold(now)), toDbTime(now)]);
+  const bounds = updatedAtBounds(now);
+  return db.raw(
+    `CASE WHEN updated_at < ? THEN ? WHEN updated_at <= ? THEN ${plusOneSecond} WHEN updated_at < ? THEN ? ELSE updated_at END`,
+    [
+      toDbTime(bounds.visibleFrom),
+      toDbTime(bounds.now),
+      toDbTime(bounds.now),
+      toDbTime(bounds.aheadFrom),
+      toDbTime(bounds.nowPlusOneSecond),
+    ],
+  );
 }
 
 /** Confines a query to live rows of the caller's companies. */
