@@ -56,7 +56,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   });
   app.use(docsPage());
 
-  const call = caller(config.GRPC_DEADLINE_MS);
+  const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
   const body = parseBody(config.BODY_LIMIT_BYTES);
   const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthBodyError);
   const parseWhenSent = (req: Request, res: Response, next: NextFunction) => {

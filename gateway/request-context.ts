@@ -1,6 +1,6 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { Request } from 'express';
-import { callerMetadata, callUnary, type UnaryMethod } from '../lib/grpc/client.js';
+import { callerMetadata, callUnary, INTERNAL_KEY_METADATA, type UnaryMethod } from '../lib/grpc/client.js';
 
 /** Every Company header value as received (repeated headers stay separate values). */
 export function companyHeaderValues(req: Request): string[] {
@@ -12,15 +12,16 @@ export function companyHeaderValues(req: Request): string[] {
 }
 
 /** The caller's identity and request id, forwarded as gRPC metadata. */
-export function metadataFor(req: Request): Metadata {
+export function metadataFor(req: Request, internalKey?: string): Metadata {
   const metadata = callerMetadata(req.get('authorization'), companyHeaderValues(req), req.res?.locals.requestId as string | undefined);
   if (req.ip) metadata.set('x-forwarded-for', req.ip);
+  if (internalKey) metadata.set(INTERNAL_KEY_METADATA, internalKey);
   return metadata;
 }
 
 export type Caller = <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, req: Request) => Promise<Res>;
 
-/** Binds the deadline once: every gateway-to-service call goes through here. */
-export function caller(deadlineMs: number): Caller {
-  return (method, request, req) => callUnary(method, request, metadataFor(req), deadlineMs);
+/** Binds the deadline (and the internal key) once: every gateway-to-service call goes through here. */
+export function caller(deadlineMs: number, internalKey?: string): Caller {
+  return (method, request, req) => callUnary(method, request, metadataFor(req, internalKey), deadlineMs);
 }

@@ -36,6 +36,9 @@ const schema = z.object({
   REDIS_KEY_PREFIX: z.string().default('ticketing:'),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.max(10_000).default(250),
   AUTH_JWT_SECRET: z.preprocess(emptyAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
+  // Shared by the gateway and the auth service: proves a gRPC call comes from the gateway, so
+  // that the client address it forwards (for rate limiting) is believed.
+  INTERNAL_API_KEY: z.preprocess(emptyAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
   AUTH_JWT_ISSUER: z.string().min(1).default('ticketing-auth'),
   AUTH_JWT_AUDIENCE: z.string().min(1).default('ticketing-api'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.max(86_400).default(3600),

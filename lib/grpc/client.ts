@@ -25,6 +25,9 @@ export const CLIENT_OPTIONS = {
 
 export const insecure = credentials.createInsecure;
 
+/** Metadata key of INTERNAL_API_KEY on gateway-to-service calls. */
+export const INTERNAL_KEY_METADATA = 'x-internal-key';
+
 /** The caller identity travels as metadata: `authorization` and every `company` value. */
 export function callerMetadata(authorization: string | undefined, companies: string[], requestId?: string): Metadata {
   const metadata = new Metadata();

@@ -1,13 +1,15 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import type { AuthServiceServer } from '../../lib/gen/auth/v1/auth.js';
 import { bearerToken, companyValues } from '../../lib/grpc/caller.js';
-import { metadataStrings } from '../../lib/grpc/client.js';
+import { timingSafeEqual } from 'node:crypto';
+import { INTERNAL_KEY_METADATA, metadataStrings } from '../../lib/grpc/client.js';
 import { unary } from '../../lib/grpc/server.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AuthService } from './auth-service.js';
 
 /** gRPC face of the auth service: reads metadata, calls the service, nothing else. */
-export function authRpcHandlers(service: AuthService, logger: Logger): AuthServiceServer {
+export function authRpcHandlers(service: AuthService, logger: Logger, internalKey?: string): AuthServiceServer {
+  const clientAddress = clientAddressOf(internalKey);
   const caller = (call: ServerUnaryCall<unknown, unknown>) => service.authenticate(bearerToken(call.metadata), companyValues(call.metadata));
   return {
     signUp: unary(logger, 'SignUp', (req) => service.signUp({ ...req, company_name: req.company_name, phone: req.phone })),
@@ -35,9 +37,21 @@ export function authRpcHandlers(service: AuthService, logger: Logger): AuthServi
   };
 }
 
-/** The end user's address for rate limiting: the gateway forwards it; direct callers are counted by peer. */
-function clientAddress(call: ServerUnaryCall<unknown, unknown>): string {
-  const forwarded = metadataStrings(call.metadata, 'x-forwarded-for')[0];
-  if (forwarded) return forwarded.split(',')[0]!.trim();
-  return call.getPeer().replace(/:\d+$/, '');
+/**
+ * The end user's address, for rate limiting. The address the gateway forwards is believed
+ * only from a caller that proves to be the gateway (INTERNAL_API_KEY), or, with no key
+ * configured, from this host (the one-process stack); anyone else is counted by its peer address.
+ */
+function clientAddressOf(internalKey: string | undefined): (call: ServerUnaryCall<unknown, unknown>) => string {
+  const expected = internalKey ? Buffer.from(internalKey) : undefined;
+  return (call) => {
+    const peer = call.getPeer().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+    const forwarded = metadataStrings(call.metadata, 'x-forwarded-for')[0]?.split(',')[0]?.trim();
+    if (!forwarded) return peer;
+    const presented = Buffer.from(metadataStrings(call.metadata, INTERNAL_KEY_METADATA)[0] ?? '');
+    const trusted = expected
+      ? presented.length === expected.length && timingSafeEqual(presented, expected)
+      : peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1';
+    return trusted ? forwarded : peer;
+  };
 }

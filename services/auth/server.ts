@@ -78,7 +78,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     port: config.AUTH_GRPC_PORT,
     serviceName: 'auth.v1.AuthService',
     definition: AuthServiceService,
-    implementation: authRpcHandlers(service, logger),
+    implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY),
     logger,
     protoFiles: ['auth/v1/auth.proto'],
     isReady: () => store.ping().then(() => true),

@@ -232,7 +232,7 @@ describe('docker-compose.yml', () => {
 
   it('takes its secrets from .env, which .env.example documents (empty, so a copy cannot run with a known secret)', () => {
     const { values, commented } = readEnvExample();
-    for (const name of ['AUTH_JWT_SECRET', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD']) {
+    for (const name of ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD']) {
       expect(requiredVariables(), `${name} is required`).toContain(name);
       expect(values[name], `${name} is in .env.example, empty`).toBe('');
     }
