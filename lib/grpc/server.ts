@@ -23,9 +23,13 @@ export function toRpcError(err: unknown, logger: Logger, method: string): RpcErr
   return new RpcError(status.INTERNAL, 'Internal error.');
 }
 
+/** The service label of a handler's metrics, read once when the handler is made. */
+function serviceOf(logger: Logger): string {
+  return (logger.bindings().service as string | undefined) ?? 'unknown';
+}
+
 /** Counts and times one call, and logs it with the request id that came in the metadata. */
-function observe(logger: Logger, method: string, metadata: Metadata) {
-  const service = (logger.bindings().service as string | undefined) ?? 'unknown';
+function observe(logger: Logger, service: string, method: string, metadata: Metadata) {
   const stopTimer = rpcDuration.startTimer({ grpc_service: service, grpc_method: method });
   const requestId = metadataStrings(metadata, 'x-request-id')[0];
   const callLogger = requestId ? logger.child({ requestId }) : logger;
@@ -44,8 +48,9 @@ export function unary<Req, Res>(
   method: string,
   handler: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
 ): handleUnaryCall<Req, Res> {
+  const service = serviceOf(logger);
   return (call, callback) => {
-    const observed = observe(logger, method, call.metadata);
+    const observed = observe(logger, service, method, call.metadata);
     handler(call.request, call).then(
       (response) => {
         observed.done(status.OK);
@@ -65,8 +70,9 @@ export function serverStream<Req, Res>(
   method: string,
   handler: (request: Req, call: ServerWritableStream<Req, Res>) => Promise<void>,
 ): handleServerStreamingCall<Req, Res> {
+  const service = serviceOf(logger);
   return (call) => {
-    const observed = observe(logger, method, call.metadata);
+    const observed = observe(logger, service, method, call.metadata);
     handler(call.request, call).then(
       () => {
         observed.done(status.OK);
