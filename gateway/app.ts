@@ -7,7 +7,8 @@ import { parseBody } from './body.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
-import { isGrpcError, problemFromGrpc, sendProblem } from './problem.js';
+import { isServiceError } from '../lib/grpc/errors.js';
+import { problemFromGrpc, sendProblem } from './problem.js';
 import { caller } from './request-context.js';
 import { authRoutes, sendOAuthBodyError } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
@@ -77,7 +78,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (isGrpcError(err)) {
+    if (isServiceError(err)) {
       const problem = problemFromGrpc(err);
       if (problem.status >= 500) logger.warn({ requestId: res.locals.requestId, path: req.path, code: err.code }, 'backend call failed');
       return sendProblem(res, problem);

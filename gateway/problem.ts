@@ -1,7 +1,7 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 
 export interface Problem {
   status: number;
@@ -91,8 +91,4 @@ export function problemFromGrpc(err: ServiceError): Problem {
     // RFC 6750 3.1: no error code when the request carried no token at all.
     authError: status === 401 && details.reason && details.reason !== 'missing_token' ? 'invalid_token' : undefined,
   };
-}
-
-export function isGrpcError(err: unknown): err is ServiceError {
-  return isServiceError(err);
 }
