@@ -12,6 +12,7 @@ import { problemFromGrpc, sendProblem } from './problem.js';
 import { caller } from './request-context.js';
 import { authRoutes, sendOAuthBodyError } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
+import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -73,7 +74,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, parseWhenSent, authRoutes(clients, call));
-  app.use(parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger));
+  app.use(parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 

@@ -2,6 +2,7 @@ import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { isStockConflictCode } from '../lib/stock-conflicts.js';
 
 export interface Problem {
   status: number;
@@ -10,6 +11,8 @@ export interface Problem {
   retryAfterSeconds?: number;
   /** Sent as RFC 6750 `error` in WWW-Authenticate on a 401. */
   authError?: string;
+  /** Extension members: a refused stock move's machine-readable `code` and the facts that go with it. */
+  members?: Record<string, string>;
 }
 
 /** Sends an RFC 9457 problem; every 401 carries WWW-Authenticate (RFC 6750). */
@@ -31,6 +34,7 @@ export function sendProblem(res: Response, problem: Problem): void {
       title: STATUS_CODES[problem.status] ?? 'Error',
       status: problem.status,
       detail: problem.detail,
+      ...problem.members,
       ...(problem.errors ? { errors: problem.errors.map(({ field, description }) => ({ field, message: description })) } : {}),
     }),
   );
@@ -78,7 +82,9 @@ export function httpStatusFor(code: GrpcStatus, hasFieldViolations: boolean): nu
 /** A gRPC error as a problem. Messages of INTERNAL/UNKNOWN errors are not passed on. */
 export function problemFromGrpc(err: ServiceError): Problem {
   const details = readErrorDetails(err);
-  const status = httpStatusFor(err.code, Boolean(details.fieldViolations?.length));
+  // A refused stock move is a 409 whatever its gRPC code; its reason becomes the `code` member.
+  const stockConflict = isStockConflictCode(details.reason);
+  const status = stockConflict ? 409 : httpStatusFor(err.code, Boolean(details.fieldViolations?.length));
   let detail = err.details || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
   if (err.code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
@@ -90,5 +96,6 @@ export function problemFromGrpc(err: ServiceError): Problem {
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
     // RFC 6750 3.1: no error code when the request carried no token at all.
     authError: status === 401 && details.reason && details.reason !== 'missing_token' ? 'invalid_token' : undefined,
+    members: stockConflict ? { ...details.reasonMetadata, code: details.reason! } : undefined,
   };
 }

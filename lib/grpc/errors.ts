@@ -14,6 +14,8 @@ export interface ErrorDetails {
   fieldViolations?: FieldViolation[];
   /** Machine-readable reason (google.rpc.ErrorInfo), e.g. an OAuth2 error code. */
   reason?: string;
+  /** ErrorInfo.metadata: facts that go with the reason (e.g. the first scan's time). */
+  reasonMetadata?: Record<string, string>;
   retryAfterSeconds?: number;
 }
 
@@ -51,11 +53,11 @@ export class RpcError extends Error {
 /** The status object a grpc-js server callback takes, with details in the standard trailer. */
 export function toStatusObject(err: RpcError): Partial<StatusObject> {
   const details: Any[] = [];
-  const { fieldViolations, reason, retryAfterSeconds } = err.details;
+  const { fieldViolations, reason, reasonMetadata, retryAfterSeconds } = err.details;
   if (fieldViolations?.length) {
     details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
   }
-  if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: {} }).finish()));
+  if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: reasonMetadata ?? {} }).finish()));
   if (retryAfterSeconds !== undefined) {
     details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay: { seconds: retryAfterSeconds, nanos: 0 } }).finish()));
   }
@@ -81,7 +83,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
       if (typeName === 'google.rpc.BadRequest') {
         result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
       } else if (typeName === 'google.rpc.ErrorInfo') {
-        result.reason = ErrorInfo.decode(detail.value).reason;
+        const info = ErrorInfo.decode(detail.value);
+        result.reason = info.reason;
+        if (Object.keys(info.metadata).length) result.reasonMetadata = info.metadata;
       } else if (typeName === 'google.rpc.RetryInfo') {
         result.retryAfterSeconds = RetryInfo.decode(detail.value).retry_delay?.seconds;
       }

@@ -1,6 +1,7 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Knex } from '../../lib/db.js';
 import type { EventServiceServer } from '../../lib/gen/ticketing/v1/event.js';
+import type { ReservationServiceServer } from '../../lib/gen/ticketing/v1/reservation.js';
 import type { TicketServiceServer } from '../../lib/gen/ticketing/v1/ticket.js';
 import { serverStream, unary } from '../../lib/grpc/server.js';
 import { isValidateOnly } from '../../lib/grpc/validate-only.js';
@@ -8,17 +9,21 @@ import type { Logger } from '../../lib/logger.js';
 import type { AuthCheck } from './auth-check.js';
 import { EventService } from './event-service.js';
 import { IdempotentCreation } from './idempotent-creation.js';
+import { ReservationService } from './reservation-service.js';
 import { TicketService } from './ticket-service.js';
 import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
-import { TicketStore } from './store/ticket-store.js';
+import { ReservationStore } from './store/reservation-store.js';
+import { SettlingTicketStore } from './store/settling-ticket-store.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 function services(db: Knex) {
   const creations = new IdempotentCreation(db, new IdempotencyStore(db));
   const events = new EventService(new EventStore(db), creations);
-  return { events, tickets: new TicketService(new TicketStore(db), events, creations) };
+  const reservations = new ReservationService(new ReservationStore(db), creations);
+  const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
+  return { events, reservations, tickets: new TicketService(ticketStore, events, creations) };
 }
 
 export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): TicketServiceServer {
@@ -53,6 +58,19 @@ export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Eve
       await events.delete(await auth.caller(call.metadata), req);
       return {};
     }),
+  };
+}
+
+export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): ReservationServiceServer {
+  const { reservations } = services(db);
+  return {
+    reserveTicket: unary(logger, 'ReserveTicket', async (req, call) => reservations.reserve(await auth.caller(call.metadata), req)),
+    getReservation: unary(logger, 'GetReservation', async (req, call) => reservations.get(await auth.caller(call.metadata), req.guid)),
+    listReservations: unary(logger, 'ListReservations', async (req, call) => reservations.list(await auth.caller(call.metadata), req)),
+    markReservationPending: unary(logger, 'MarkReservationPending', async (req, call) => reservations.markPending(await auth.caller(call.metadata), req)),
+    confirmReservation: unary(logger, 'ConfirmReservation', async (req, call) => reservations.confirm(await auth.caller(call.metadata), req)),
+    releaseReservation: unary(logger, 'ReleaseReservation', async (req, call) => reservations.release(await auth.caller(call.metadata), req)),
+    scanBarcode: unary(logger, 'ScanBarcode', async (req, call) => reservations.scan(await auth.caller(call.metadata), req)),
   };
 }
 

@@ -2,13 +2,16 @@ import path from 'node:path';
 import type { Config } from '../../lib/config.js';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
+import { ReservationServiceService } from '../../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
 import { serveGrpc } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
-import { eventRpcHandlers, ticketRpcHandlers } from './rpc.js';
+import { startExpirySweeper } from './expiry-sweeper.js';
+import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
+import { ReservationStore } from './store/reservation-store.js';
 
 export interface RunningTicketService {
   port: number;
@@ -38,15 +41,20 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     definition: TicketServiceService,
     implementation: ticketRpcHandlers(db, auth, logger),
     logger,
-    protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto'],
+    protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto', 'ticketing/v1/reservation.proto'],
     isReady: () => db.raw('select 1').then(() => true),
-    extend: (s) => s.addService(EventServiceService, eventRpcHandlers(db, auth, logger)),
+    extend: (s) => {
+      s.addService(EventServiceService, eventRpcHandlers(db, auth, logger));
+      s.addService(ReservationServiceService, reservationRpcHandlers(db, auth, logger));
+    },
   });
+  const sweeper = startExpirySweeper(new ReservationStore(db), config.STOCK_SWEEP_INTERVAL_MS, logger);
 
   return {
     port: server.port,
     db,
     async shutdown(graceMs) {
+      sweeper.stop();
       await server.shutdown(graceMs);
       auth.close();
       await db.destroy();

@@ -9,6 +9,7 @@ import {
   type UpdateTicketRequest,
 } from '../../lib/gen/ticketing/v1/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
+import { stockConflict } from '../../lib/stock-conflicts.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { etagMatches } from './domain/etag.js';
@@ -134,6 +135,7 @@ export class TicketService {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.find(caller, request.guid);
       if (request.etag && !etagMatches(ticketEtag(current, new Date()), request.etag)) throw preconditionFailed('ticket');
+      if (current.reserved_count + current.pending_count > 0) throw stockConflict('stock_held');
       const options = { now: new Date(), version: request.etag ? current.version : undefined };
       if (await this.tickets.softDelete(caller.companyIds, current.guid, options)) return;
     }
