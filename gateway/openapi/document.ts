@@ -1,3 +1,4 @@
+import { RESERVATION_STATES } from '../../services/ticket/domain/reservation-fields.js';
 import { componentSchemas, type Schema } from './schemas.js';
 
 /**
@@ -8,12 +9,14 @@ import { componentSchemas, type Schema } from './schemas.js';
 type Method = 'get' | 'post' | 'put' | 'delete';
 
 interface Operation {
-  tag: 'auth' | 'events' | 'tickets' | 'operations';
+  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'operations';
   summary: string;
   description?: string;
   operationId: string;
   /** Schema name of the body; sent as JSON, multipart or URL-encoded. */
   body?: string;
+  /** The body may be left out altogether. */
+  bodyOptional?: boolean;
   /** Success status -> schema name ('' = no body), plus the error statuses this operation answers. */
   ok: { status: number; schema: string; array?: boolean; headers?: string[]; contentType?: string };
   errors: number[];
@@ -145,7 +148,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         operationId: 'deleteEvent',
         summary: 'Delete an event and its tickets (soft)',
         ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 412],
+        errors: [...EVENT_ERRORS, 409, 412],
         parameters: ['guid', 'Company', 'If-Match'],
       },
     },
@@ -195,10 +198,11 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         operationId: 'deleteTicket',
         summary: 'Delete a ticket (soft)',
         ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 412],
+        errors: [...EVENT_ERRORS, 409, 412],
         parameters: ['guid', 'Company', 'If-Match'],
       },
     },
+    ...stockOperations(),
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },
@@ -221,6 +225,60 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
   };
 }
 
+const MOVE_ERRORS = [...EVENT_ERRORS, 409, 413, 415];
+
+/** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
+function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
+  const move = (operationId: string, summary: string, body: string): Operation => ({
+    tag: 'stock',
+    operationId,
+    summary,
+    body,
+    bodyOptional: true,
+    ok: { status: 200, schema: 'Reservation' },
+    errors: MOVE_ERRORS,
+    parameters: ['guid', 'Company'],
+  });
+  return {
+    '/ticket/{guid}/reservations': {
+      post: {
+        tag: 'stock',
+        operationId: 'reserveTicket',
+        summary: 'Reserve stock of a ticket (409 insufficient_stock or not_on_sale)',
+        body: 'ReservationCreate',
+        ok: { status: 201, schema: 'Reservation', headers: ['Location'] },
+        errors: MOVE_ERRORS,
+        parameters: ['guid', 'Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'stock',
+        operationId: 'listReservations',
+        summary: 'List the reservations of a ticket in creation order',
+        ok: { status: 200, schema: 'Reservation', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: ['guid', 'Company', 'state', 'limit', 'cursor'],
+      },
+    },
+    '/reservation/{guid}': {
+      get: { tag: 'stock', operationId: 'getReservation', summary: 'Get a reservation', ok: { status: 200, schema: 'Reservation' }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+    },
+    '/reservation/{guid}/pending': { post: move('markReservationPending', 'Payment started: reserved -> pending', 'ReservationPending') },
+    '/reservation/{guid}/confirm': { post: move('confirmReservation', 'Sold: reserved or pending -> confirmed; barcodes are issued', 'ReservationConfirm') },
+    '/reservation/{guid}/release': { post: move('releaseReservation', 'Give the stock back: reserved or pending -> released', 'ReservationEmpty') },
+    '/event/{guid}/scans': {
+      post: {
+        tag: 'stock',
+        operationId: 'scanBarcode',
+        summary: 'Admit a barcode of the event, once (409 already_scanned names the first scan)',
+        body: 'ScanCreate',
+        ok: { status: 201, schema: 'Scan' },
+        errors: MOVE_ERRORS,
+        parameters: ['guid', 'Company'],
+      },
+    },
+  };
+}
+
 const PARAMETERS: Record<string, Schema> = {
   guid: { name: 'guid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the object.' },
   eventGuid: { name: 'eventGuid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the event.' },
@@ -235,6 +293,7 @@ const PARAMETERS: Record<string, Schema> = {
   'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
   'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
+  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations in this state.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
 };
 
@@ -252,7 +311,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing, invalid, expired or revoked token, or a Company the token does not cover.',
   403: 'Forbidden (sign-up switched off).',
   404: 'Not found in the effective company set.',
-  409: 'Conflict (duplicate e-mail).',
+  409: 'Conflict: a duplicate e-mail, or a refused stock move whose `code` says why (insufficient_stock, not_on_sale, invalid_transition, reservation_expired, barcode_taken, already_scanned, stock_held).',
   412: 'If-Match does not match.',
   413: 'Body over the size limit.',
   415: 'Unsupported content type.',
@@ -295,7 +354,7 @@ function build(operation: Operation): Schema {
     ...(operation.body
       ? {
           requestBody: {
-            required: true,
+            required: !operation.bodyOptional,
             content: Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: ref(operation.body!) }])),
           },
         }
@@ -329,6 +388,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
       { name: 'events', description: 'Events (the ticket service).' },
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
+      { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
       { name: 'operations', description: 'Health, metrics and this documentation.' },
     ],
     security: [{ bearer: [] }],

@@ -9,6 +9,7 @@ import { EVENT_FIELDS } from '../event-input.js';
 import type { FieldType } from '../field-input.js';
 import { TICKET_CREATION_FIELDS } from '../ticket-json.js';
 import { TICKET_FIELDS } from '../ticket-input.js';
+import { reservationSchemas, STOCK_PROBLEM_MEMBERS } from './reservation-schemas.js';
 
 /**
  * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the tables the API runs
@@ -220,6 +221,7 @@ export function componentSchemas(): Record<string, Schema> {
         title: { type: 'string' },
         status: { type: 'integer' },
         detail: { type: 'string' },
+        ...STOCK_PROBLEM_MEMBERS,
         errors: {
           type: 'array',
           description: 'One entry per invalid field (422).',
@@ -227,6 +229,7 @@ export function componentSchemas(): Record<string, Schema> {
         },
       },
     },
+    ...reservationSchemas(),
     Health: {
       type: 'object',
       required: ['status', 'services'],
