@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Event } from '../../lib/gen/ticketing/v1/event.js';
 import { validateOnly } from '../../lib/grpc/validate-only.js';
-import { JsonArrayWriter } from '../array-json.js';
+import { writePages } from '../array-json.js';
 import type { BodyKind } from '../body.js';
 import { callWithTypeErrors } from '../body-input.js';
 import type { BackendClients } from '../clients.js';
@@ -25,21 +25,13 @@ export function eventRoutes(clients: BackendClients, call: Caller): Router {
 
   /** The whole list, written page by page as the pages arrive. */
   const streamEvents = async (req: Request, res: Response) => {
-    let page = await listEvents(req, MAX_LIMIT, '');
-    const writer = new JsonArrayWriter(res);
-    writer.start();
-    for (;;) {
-      for (const event of page.events) if (!(await writer.write(eventJson(event)))) return;
-      if (!page.next_page_token) break;
-      try {
-        page = await listEvents(req, MAX_LIMIT, page.next_page_token);
-      } catch {
-        // Headers are out: the only honest signal left is a broken response.
-        res.destroy();
-        return;
-      }
-    }
-    writer.end();
+    const first = await listEvents(req, MAX_LIMIT, '');
+    await writePages(
+      res,
+      first,
+      (page) => page.events.map(eventJson),
+      (page) => (page.next_page_token ? listEvents(req, MAX_LIMIT, page.next_page_token) : undefined),
+    );
   };
 
   router.post('/event', async (req, res) => {

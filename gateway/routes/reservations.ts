@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
-import { JsonArrayWriter } from '../array-json.js';
+import { writePages } from '../array-json.js';
 import type { BodyKind } from '../body.js';
 import type { BackendClients } from '../clients.js';
 import { sendProblem } from '../problem.js';
@@ -53,21 +53,14 @@ export function reservationRoutes(clients: BackendClients, call: Caller): Router
       return res.json(page.reservations.map(reservationJson));
     }
     // The whole list, written page by page as the pages arrive.
-    let page = await listCall(res, () => listPage(req, ticketId, state, MAX_LIMIT, ''));
-    if (!page) return;
-    const writer = new JsonArrayWriter(res);
-    writer.start();
-    for (;;) {
-      for (const reservation of page.reservations) if (!(await writer.write(reservationJson(reservation)))) return;
-      if (!page.next_page_token) break;
-      try {
-        page = await listPage(req, ticketId, state, MAX_LIMIT, page.next_page_token);
-      } catch {
-        res.destroy();
-        return;
-      }
-    }
-    writer.end();
+    const first = await listCall(res, () => listPage(req, ticketId, state, MAX_LIMIT, ''));
+    if (!first) return;
+    await writePages(
+      res,
+      first,
+      (page) => page.reservations.map(reservationJson),
+      (page) => (page.next_page_token ? listPage(req, ticketId, state, MAX_LIMIT, page.next_page_token) : undefined),
+    );
   });
   router.all('/ticket/:guid/reservations', methodNotAllowed(['GET', 'HEAD', 'POST']));
 

@@ -3,37 +3,40 @@
  * ticket, the refusals with their google.rpc.ErrorInfo reason, and the rush: no oversell
  * under 200 concurrent buyers, with mixed amounts, releases and expiries racing.
  */
+import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
 import { signUpAndLogin } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { expectInvariant, grpcCall, grpcClient, grpcFailure, meta, newTicket, readTicket, ticketDatabase, type Seller } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
+import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
 
+let suite: StockSuite;
 let stack: TestStack;
 let who: Seller;
-let client: ReservationServiceClient;
 let db: Knex;
+let client: ReservationServiceClient;
 
 beforeAll(async () => {
-  // The sweeper is kept out of the way: expiry must be exact without it.
-  stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000' });
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
+  suite = await startStockSuite();
+  ({ stack, who, db } = suite);
   client = grpcClient(stack);
-  db = ticketDatabase(stack);
 });
 
 afterAll(async () => {
   client?.close();
-  await db?.destroy();
-  await stack?.stop();
+  await suite?.stop();
 });
 
 const md = () => meta(who.token);
 const reserveTicket = (ticket_id: string, amount: number, ttl_seconds?: number, request_id = '') =>
   grpcCall(client.reserveTicket.bind(client), { ticket_id, amount, ttl_seconds, request_id }, md());
+/** With its own request id (Idempotency-Key), retried on UNAVAILABLE, as a careful shop does under load. */
+const reservePatiently = (ticket_id: string, amount: number, ttl_seconds?: number) => {
+  const requestId = randomUUID();
+  return grpcPatiently(() => reserveTicket(ticket_id, amount, ttl_seconds, requestId));
+};
 
 describe('ReservationService over gRPC', () => {
   it('runs the whole life: reserve, get, list, pending, confirm with generated barcodes, scan', async () => {
@@ -86,11 +89,11 @@ describe('ReservationService over gRPC', () => {
 
   it('200 concurrent reservations of 1 against 50 in stock: exactly 50 succeed, 150 insufficient_stock', async () => {
     const { guid } = await newTicket(who, { available_stock: 50 });
-    const results = await Promise.allSettled(Array.from({ length: 200 }, () => reserveTicket(guid, 1)));
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => reservePatiently(guid, 1)));
     const ok = results.filter((r) => r.status === 'fulfilled');
     const reasons = await Promise.all(results.filter((r) => r.status === 'rejected').map((r) => grpcFailure(Promise.reject(r.reason))));
     expect(ok).toHaveLength(50);
-    expect(reasons.map((e) => e.reason)).toEqual(Array(150).fill('insufficient_stock'));
+    expect(reasons.map((e) => e.reason ?? `${status[e.code]}: ${e.details}`)).toEqual(Array(150).fill('insufficient_stock'));
     const counters = await expectInvariant(who, db, guid);
     expect(counters).toEqual({ sold: 0, reserved: 50, pending: 0 });
     expect((await readTicket(who, guid)).status).toBe('sold_out');
@@ -105,18 +108,20 @@ describe('ReservationService over gRPC', () => {
       const expiring = i % 5 === 0;
       let reservation;
       try {
-        reservation = await reserveTicket(guid, amount, expiring ? 1 : 60);
+        reservation = await reservePatiently(guid, amount, expiring ? 1 : 60);
       } catch (err) {
-        expect((await grpcFailure(Promise.reject(err))).reason).toBe('insufficient_stock');
+        const failure = await grpcFailure(Promise.reject(err));
+        expect(failure.reason, `${status[failure.code]}: ${failure.details}`).toBe('insufficient_stock');
         return;
       }
       if (expiring) return;
+      const reservationGuid = reservation.guid;
       if (i % 3 === 0) {
-        await grpcCall(client.releaseReservation.bind(client), { guid: reservation.guid }, md());
+        await grpcPatiently(() => grpcCall(client.releaseReservation.bind(client), { guid: reservationGuid }, md()));
         return;
       }
-      await grpcCall(client.markReservationPending.bind(client), { guid: reservation.guid, ttl_seconds: 60 }, md());
-      await grpcCall(client.confirmReservation.bind(client), { guid: reservation.guid, barcodes: [] }, md());
+      await grpcPatiently(() => grpcCall(client.markReservationPending.bind(client), { guid: reservationGuid, ttl_seconds: 60 }, md()));
+      await grpcPatiently(() => grpcCall(client.confirmReservation.bind(client), { guid: reservationGuid, barcodes: [] }, md()));
       outcome.confirmed += amount;
     };
     await Promise.all(Array.from({ length: 120 }, (_, i) => buyer(i)));

@@ -1,8 +1,7 @@
 /** The OpenAPI document describes the real answers of the stock moves (the route list itself is checked by test/gateway/openapi.test.ts). */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, signUpAndLogin } from '../support/http.js';
+import { schemaValidator } from '../support/openapi-validator.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { moveRest, newTicket, reserve, scanRest, type Seller } from './helpers.js';
 
@@ -13,14 +12,7 @@ let validate: (schemaName: string, value: unknown) => string[];
 beforeAll(async () => {
   stack = await startTestStack();
   who = { stack, token: (await signUpAndLogin(stack)).accessToken };
-  const document = (await request(`${stack.baseUrl}/openapi.json`)).body;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  ajv.addSchema({ $id: 'doc', components: document.components });
-  validate = (schemaName, value) => {
-    const check = ajv.getSchema(`doc#/components/schemas/${schemaName}`)!;
-    return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-  };
+  validate = schemaValidator((await request(`${stack.baseUrl}/openapi.json`)).body);
 });
 
 afterAll(async () => stack?.stop());

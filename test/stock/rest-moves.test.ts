@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, signUpAndLogin } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   auth,
   expectConflict,
@@ -18,29 +18,27 @@ import {
   reserve,
   RESERVATION_KEYS,
   scanRest,
-  ticketDatabase,
+  startStockSuite,
   type Seller,
+  type StockSuite,
 } from './helpers.js';
 
+let suite: StockSuite;
 let stack: TestStack;
 let who: Seller;
 let db: Knex;
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
-  // No sweeper run during the suite: every expiry seen here comes from reads and moves.
-  stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000' });
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  db = ticketDatabase(stack);
+  suite = await startStockSuite();
+  ({ stack, who, db } = suite);
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await stack?.stop();
+  await suite?.stop();
 });
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the life of a ticket over REST', () => {
   it('reserve (201 + Location), read, list, pending, confirm, scan: the counters and status move as PRODUCT 9 says', async () => {
