@@ -17,7 +17,7 @@ import { stockConflict } from '../../lib/stock-conflicts.js';
 import { formatTimestamp } from '../../lib/time.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
-import type { ReservationRecord, ReservationState } from './domain/reservation-fields.js';
+import { LIVE_STATES, type ReservationRecord, type ReservationState } from './domain/reservation-fields.js';
 import {
   checkAmount,
   checkBarcodes,
@@ -122,7 +122,8 @@ export class ReservationService {
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Reservation> {
     const found = await this.findReservation(caller, guid);
-    if (found.expires_at && found.expires_at.getTime() <= Date.now() && (await this.settleDue([found.ticket_id]))) {
+    const due = (LIVE_STATES as readonly string[]).includes(found.state) && found.expires_at !== null && found.expires_at.getTime() <= Date.now();
+    if (due && (await this.settleDue([found.ticket_id]))) {
       return reservationMessage(await this.findReservation(caller, guid));
     }
     return reservationMessage(found);

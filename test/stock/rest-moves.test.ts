@@ -93,6 +93,24 @@ describe('the life of a ticket over REST', () => {
   });
 });
 
+describe('lists of reservations', () => {
+  it('page with limit and a Link that keeps the ?state= filter; the whole list without limit', async () => {
+    const { guid } = await newTicket(who, { available_stock: 10 });
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push((await reserve(who, guid, { amount: 1 })).body.guid);
+    await moveRest(who, made[1], 'release');
+    expect((await listReservations(who, guid)).map((r) => r.guid)).toEqual(made);
+    const first = await request(`${stack.baseUrl}/ticket/${guid}/reservations?state=reserved&limit=2`, { headers: auth(who) });
+    expect(first.body.map((r: any) => r.guid)).toEqual([made[0], made[2]]);
+    const link = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')![1]!;
+    expect(link).toContain('state=reserved');
+    const second = await request(`${stack.baseUrl}${link}`, { headers: auth(who) });
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.map((r: any) => r.guid)).toEqual([made[3], made[4]]);
+    expect((await listReservations(who, guid, '?state=released')).map((r) => r.guid)).toEqual([made[1]]);
+  });
+});
+
 describe('expiry, exact to the reader without a sweeper', () => {
   it('after expires_at the stock is back in reads and reservable, and a move answers reservation_expired', async () => {
     const { guid } = await newTicket(who, { available_stock: 2 });
