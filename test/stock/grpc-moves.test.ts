@@ -87,6 +87,20 @@ describe('ReservationService over gRPC', () => {
     expect(bad.code).toBe(status.INVALID_ARGUMENT);
   });
 
+  it('refuses with ErrorInfo reasons: barcode_taken, reservation_expired', async () => {
+    const { guid } = await newTicket(who, { available_stock: 5, barcode_type: 'predefined' });
+    const first = await reserveTicket(guid, 1);
+    await grpcCall(client.confirmReservation.bind(client), { guid: first.guid, barcodes: ['GATE-0001'] }, md());
+    const second = await reserveTicket(guid, 1, 1);
+    const taken = await grpcFailure(grpcCall(client.confirmReservation.bind(client), { guid: second.guid, barcodes: ['GATE-0001'] }, md()));
+    expect([taken.code, taken.reason]).toEqual([status.ALREADY_EXISTS, 'barcode_taken']);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, second.expires_at!.getTime() - Date.now()) + 1000));
+    const expired = await grpcFailure(grpcCall(client.confirmReservation.bind(client), { guid: second.guid, barcodes: ['GATE-0002'] }, md()));
+    expect([expired.code, expired.reason]).toEqual([status.FAILED_PRECONDITION, 'reservation_expired']);
+    expect(await grpcCall(client.getReservation.bind(client), { guid: second.guid }, md())).toMatchObject({ state: 'expired', barcodes: [] });
+    await expectInvariant(who, db, guid);
+  });
+
   it('200 concurrent reservations of 1 against 50 in stock: exactly 50 succeed, 150 insufficient_stock', async () => {
     const { guid } = await newTicket(who, { available_stock: 50 });
     const results = await Promise.allSettled(Array.from({ length: 200 }, () => reservePatiently(guid, 1)));
