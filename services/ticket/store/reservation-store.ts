@@ -129,6 +129,8 @@ export class ReservationStore {
    * counters. Updates `ticket` in place; returns how many expired.
    */
   async expireDue(trx: Knex, ticket: StockTicket, now: Date): Promise<number> {
+    // The counters equal the sums of the live reservations: none held, none to expire.
+    if (ticket.reserved_count + ticket.pending_count === 0) return 0;
     const due = (await this.dueOf(trx, ticket.guid, now).select('id', 'state', 'amount')) as Raw[];
     if (due.length === 0) return 0;
     const freed = { reserved_count: 0, pending_count: 0 };
