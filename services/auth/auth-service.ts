@@ -1,10 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
-import { newGuid } from '../../lib/ids.js';
+import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
 import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
 import type { AccessTokens } from './domain/access-tokens.js';
-import { effectiveCompanies, requestedTokenCompanies } from './domain/company-scope.js';
+import { effectiveCompanies, requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
 import type { RateLimiter } from './domain/rate-limiter.js';
 import type { SessionCache } from './session-cache.js';
@@ -271,15 +271,25 @@ export class AuthService {
     return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at, company_ids: client.company_ids };
   }
 
-  async listApiClients(userId: string): Promise<ApiClient[]> {
-    return (await this.store.apiClientsOf(userId)).map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
+  /** The caller's live API clients inside its effective company set (a client that also acts for another company is not shown). */
+  async listApiClients(caller: Caller): Promise<ApiClient[]> {
+    return (await this.store.apiClientsOf(caller.userId))
+      .filter((client) => withinCompanies(client.company_ids, caller.companyIds))
+      .map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
   }
 
-  /** Revokes the client and ends every session it opened, at once. NOT_FOUND for a client that is not the caller's. */
-  async deleteApiClient(userId: string, clientId: string): Promise<void> {
-    const sessions = await this.store.revokeApiClient(userId, clientId.trim().toLowerCase());
+  /**
+   * Revokes the client and ends every session it opened, at once. NOT_FOUND, exactly as for
+   * a client that does not exist, when it is not the caller's or acts for a company outside
+   * the caller's effective company set.
+   */
+  async deleteApiClient(caller: Caller, clientId: string): Promise<void> {
+    const id = clientId.trim().toLowerCase();
+    const client = isGuid(id) ? await this.store.findApiClient(id) : undefined;
+    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
+    const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
-    for (const id of sessions) await this.cache.markRevoked(id);
+    for (const sessionId of sessions) await this.cache.markRevoked(sessionId);
   }
 
   /** Counts one attempt against `key` and refuses it when over `max`. */

@@ -29,9 +29,9 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
       const who = await caller(call);
       return service.createApiClient(who.userId, who.companyIds, req.name);
     }),
-    listApiClients: unary(logger, 'ListApiClients', async (_req, call) => ({ clients: await service.listApiClients((await caller(call)).userId) })),
+    listApiClients: unary(logger, 'ListApiClients', async (_req, call) => ({ clients: await service.listApiClients(await caller(call)) })),
     deleteApiClient: unary(logger, 'DeleteApiClient', async (req, call) => {
-      await service.deleteApiClient((await caller(call)).userId, req.client_id);
+      await service.deleteApiClient(await caller(call), req.client_id);
       return {};
     }),
   };

@@ -50,3 +50,12 @@ export function requestedTokenCompanies(
   const companies = memberOf.filter((guid) => values.some((v) => v.toLowerCase() === guid));
   return { companies, refused };
 }
+
+/**
+ * True when everything `companyIds` covers lies inside the effective company set: the test
+ * for what a request may see or change of something spanning companies (an API client), so
+ * that a request narrowed to one company never reaches what also acts for another.
+ */
+export function withinCompanies(companyIds: string[], effective: string[]): boolean {
+  return companyIds.every((guid) => effective.includes(guid));
+}
