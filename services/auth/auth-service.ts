@@ -21,6 +21,8 @@ export interface AuthSettings {
 export interface Caller {
   userId: string;
   sessionId: string;
+  /** The API client whose client_credentials grant opened the session; null for the user's own session. */
+  clientId: string | null;
   companyIds: string[];
   expiresAt: Date;
 }
@@ -218,7 +220,7 @@ export class AuthService {
     if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
     const session = await this.liveSession(claims.sessionId, claims.userId);
     const companyIds = effectiveCompanies(session.companyIds, companyHeaderValues);
-    return { userId: claims.userId, sessionId: claims.sessionId, companyIds, expiresAt: claims.expiresAt };
+    return { userId: claims.userId, sessionId: claims.sessionId, clientId: session.clientId, companyIds, expiresAt: claims.expiresAt };
   }
 
   private async liveSession(sessionId: string, userId: string) {
@@ -231,6 +233,7 @@ export class AuthService {
       const memberOf = await this.store.companyIdsOf(row.user_id);
       session = {
         userId: row.user_id,
+        clientId: row.client_id,
         companyIds: row.company_ids.filter((guid) => memberOf.includes(guid)),
         expiresAt: row.expires_at.getTime(),
         revoked: row.revoked_at !== undefined,
@@ -260,10 +263,16 @@ export class AuthService {
   }
 
   /**
-   * An API client acting as the user, limited to `companyIds`: from a request, its effective
-   * company set, so that a narrowed token can only make an equally narrow client.
+   * A new API client acting as the caller's user, limited to the caller's effective company
+   * set, so that a narrowed token can only make an equally narrow client.
    */
-  async createApiClient(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
+  async createApiClient(caller: Caller, name: string): Promise<CreateApiClientResponse> {
+    requireUserSession(caller);
+    return this.createApiClientForUser(caller.userId, caller.companyIds, name);
+  }
+
+  /** An API client acting as the user, limited to `companyIds` (the admin CLI names them). */
+  async createApiClientForUser(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
     const trimmed = name.trim();
     if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
     const secret = newSecret();
@@ -273,6 +282,7 @@ export class AuthService {
 
   /** The caller's live API clients inside its effective company set (a client that also acts for another company is not shown). */
   async listApiClients(caller: Caller): Promise<ApiClient[]> {
+    requireUserSession(caller);
     return (await this.store.apiClientsOf(caller.userId))
       .filter((client) => withinCompanies(client.company_ids, caller.companyIds))
       .map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
@@ -284,6 +294,7 @@ export class AuthService {
    * the caller's effective company set.
    */
   async deleteApiClient(caller: Caller, clientId: string): Promise<void> {
+    requireUserSession(caller);
     const id = clientId.trim().toLowerCase();
     const client = isGuid(id) ? await this.store.findApiClient(id) : undefined;
     if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
@@ -306,6 +317,21 @@ export class AuthService {
     if (retryAfter > 0) {
       throw oauthError(status.RESOURCE_EXHAUSTED, 'temporarily_unavailable', `Too many token requests; retry after ${retryAfter} seconds.`, retryAfter);
     }
+  }
+}
+
+/**
+ * API clients are managed by people: only a user's own session (password or refresh_token
+ * grant, or an operator-issued token) creates, lists or deletes them. An API client's token
+ * cannot, so no client ever has credentials that outlive it.
+ */
+function requireUserSession(caller: Caller): void {
+  if (caller.clientId !== null) {
+    throw new RpcError(
+      status.PERMISSION_DENIED,
+      "API clients can only be managed with a user's own token (password or refresh_token grant), not with an API client's token.",
+      { reason: 'user_session_required' },
+    );
   }
 }
 

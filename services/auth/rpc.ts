@@ -25,10 +25,7 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
     getCurrentUser: unary(logger, 'GetCurrentUser', async (_req, call) => service.currentUser(await caller(call))),
     listCompanies: unary(logger, 'ListCompanies', async (_req, call) => ({ companies: await service.listCompanies(await caller(call)) })),
     createCompany: unary(logger, 'CreateCompany', async (req, call) => service.createCompany(await caller(call), req.name)),
-    createApiClient: unary(logger, 'CreateApiClient', async (req, call) => {
-      const who = await caller(call);
-      return service.createApiClient(who.userId, who.companyIds, req.name);
-    }),
+    createApiClient: unary(logger, 'CreateApiClient', async (req, call) => service.createApiClient(await caller(call), req.name)),
     listApiClients: unary(logger, 'ListApiClients', async (_req, call) => ({ clients: await service.listApiClients(await caller(call)) })),
     deleteApiClient: unary(logger, 'DeleteApiClient', async (req, call) => {
       await service.deleteApiClient(await caller(call), req.client_id);
