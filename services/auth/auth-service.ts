@@ -273,6 +273,10 @@ export class AuthService {
 
   /** An API client acting as the user, limited to `companyIds` (the admin CLI names them). */
   async createApiClientForUser(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
+    // Nothing is created for no company (PRODUCT.md 4): such a client could act for nobody.
+    if (companyIds.length === 0) {
+      throw new RpcError(status.INVALID_ARGUMENT, 'This request covers no company, so an API client made with it could act for none: use a token issued for a company.');
+    }
     const trimmed = name.trim();
     if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
     const secret = newSecret();
