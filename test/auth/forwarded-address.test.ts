@@ -6,10 +6,11 @@ import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
 import { callUnary } from '../../lib/grpc/client.js';
 import { createLogger } from '../../lib/logger.js';
 import { startAuthService, type RunningAuthService } from '../../services/auth/server.js';
+import { tokenRequest } from '../support/grpc.js';
 import { request } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
-const wrongPassword = { grant_type: 'password', username: 'x@example.com', password: 'wrong', company_id: '', refresh_token: '', client_id: '', client_secret: '' };
+const wrongPassword = tokenRequest({ grant_type: 'password', username: 'x@example.com', password: 'wrong' });
 
 /** Codes of a direct gRPC IssueToken attempt per forwarded address claimed (from loopback, no internal key). */
 async function directAttempts(client: AuthServiceClient, forwardedFor: string[]): Promise<status[]> {

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { credentials, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthServiceClient, type IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
+import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
 import { Event, EventServiceClient } from '../../lib/gen/ticketing/v1/event.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
+import { callerMetadata, grpcCall, grpcFailure, tokenRequest } from '../support/grpc.js';
 import { signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -35,10 +35,6 @@ describe('the gRPC contract as documented', () => {
     auth?.close();
     events?.close();
     await stack?.stop();
-  });
-
-  const tokenRequest = (fields: Partial<IssueTokenRequest>): IssueTokenRequest => ({
-    grant_type: '', username: '', password: '', company_id: '', refresh_token: '', client_id: '', client_secret: '', ...fields,
   });
 
   it('the proto comments and the README name x-validate-only, refresh-token replay, the IssueToken errors and protoc 3.15', () => {

@@ -1,9 +1,9 @@
 import { credentials, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthServiceClient, type IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
+import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
 import { Event, EventServiceClient } from '../../lib/gen/ticketing/v1/event.js';
 import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
-import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
+import { callerMetadata, grpcCall, grpcFailure, tokenRequest } from '../support/grpc.js';
 import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -95,7 +95,7 @@ describe('a token covering zero companies', () => {
   it('gRPC: IssueToken with company_id "none"; empty lists, NOT_FOUND reads, INVALID_ARGUMENT creations', async () => {
     const issued = await grpcCall(
       auth.issueToken.bind(auth),
-      { grant_type: 'password', username: account.email, password: account.password, company_id: 'none', refresh_token: '', client_id: '', client_secret: '' } satisfies IssueTokenRequest,
+      tokenRequest({ grant_type: 'password', username: account.email, password: account.password, company_id: 'none' }),
       callerMetadata(null),
     );
     expect(issued.info?.companies).toEqual([]);

@@ -1,5 +1,11 @@
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
+import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
 import { callUnary, type UnaryMethod } from '../../lib/grpc/client.js';
+
+/** An IssueToken request: the fields given, every other one empty. */
+export function tokenRequest(fields: Partial<IssueTokenRequest>): IssueTokenRequest {
+  return { grant_type: '', username: '', password: '', company_id: '', refresh_token: '', client_id: '', client_secret: '', ...fields };
+}
 
 /** Caller metadata as a direct gRPC user sends it: `authorization: Bearer <token>` and each `company` value. */
 export function callerMetadata(token: string | null, companies: string[] = []): Metadata {
