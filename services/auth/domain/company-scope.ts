@@ -33,7 +33,7 @@ export function effectiveCompanies(tokenCompanies: string[], headerValues: strin
 }
 
 /** The company_id value that asks for a token covering no company (empty cannot: RFC 6749 3.2 treats it as omitted). */
-export const NO_COMPANIES = 'none';
+const NO_COMPANIES = 'none';
 
 /**
  * The companies a token is issued for, from the token request's company_id: empty = the
