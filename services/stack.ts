@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../lib/config.js';
 import { loadConfigOrExit } from '../lib/process/entrypoint.js';
 import { isMain } from '../lib/process/is-main.js';
@@ -21,7 +22,10 @@ export interface RunningStack {
  * processes would. Ports may be 0 (ephemeral): later parts are pointed at the ports
  * the earlier ones actually got.
  */
-export async function startStack(config: Config, logger: Logger = createLogger('stack', config.LOG_LEVEL)): Promise<RunningStack> {
+export async function startStack(configured: Config, logger: Logger = createLogger('stack', configured.LOG_LEVEL)): Promise<RunningStack> {
+  // The parts share an internal key even when none is configured: the auth service then believes
+  // the client address the gateway forwards from the gateway alone, never from any local caller.
+  const config: Config = { ...configured, INTERNAL_API_KEY: configured.INTERNAL_API_KEY ?? randomBytes(32).toString('hex') };
   const auth = await startAuthService(config, logger.child({ service: 'auth' }));
   const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
   const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));

@@ -23,6 +23,7 @@ interface Operation {
 }
 
 const EVENT_ERRORS = [400, 401, 404, 422, 503, 504];
+const API_CLIENTS_BY_USERS = 'Only a user\'s own token (password or refresh_token grant) manages API clients; an API client\'s token gets 403.';
 
 function operations(authPrefix: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
@@ -64,17 +65,20 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'createApiClient',
         summary: 'Create API client credentials for the client_credentials grant, limited to the request\'s companies',
+        description: API_CLIENTS_BY_USERS,
         body: 'NewApiClient',
         ok: { status: 201, schema: 'ApiClientCreated' },
-        errors: [400, 401, 413, 415, 422, 503],
+        errors: [400, 401, 403, 413, 415, 422, 503],
         parameters: ['Company'],
       },
       get: {
         tag: 'auth',
         operationId: 'listApiClients',
-        summary: 'The caller\'s API clients (without secrets)',
+        summary: 'The caller\'s API clients inside the request\'s companies (without secrets)',
+        description: API_CLIENTS_BY_USERS,
         ok: { status: 200, schema: 'ApiClient', array: true },
-        errors: [400, 401, 503],
+        errors: [400, 401, 403, 503],
+        parameters: ['Company'],
       },
     },
     [`${authPrefix}/clients/{clientId}`]: {
@@ -82,9 +86,10 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'deleteApiClient',
         summary: 'Revoke an API client and every session it opened',
+        description: `${API_CLIENTS_BY_USERS} A client acting for a company outside the request's companies answers 404.`,
         ok: { status: 204, schema: '' },
-        errors: [400, 401, 404, 503],
-        parameters: ['clientId'],
+        errors: [400, 401, 403, 404, 503],
+        parameters: ['clientId', 'Company'],
       },
     },
     [`${authPrefix}/tokens`]: {

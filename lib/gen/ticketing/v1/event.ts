@@ -876,6 +876,12 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
  * EventService: the events that tickets belong to. Every call carries the caller's
  * `authorization: Bearer <token>` and optional `company` metadata; anything outside
  * the effective company set is NOT_FOUND.
+ *
+ * `x-validate-only: 1` metadata on CreateEvent or UpdateEvent runs every check and writes
+ * nothing, as on TicketService: the error the real call would get, or a preview
+ * (CreateEvent: the event as it would be made, its guid never stored; UpdateEvent: the
+ * event as it is now). Token and company errors are those of auth.v1.AuthService. The
+ * protos need protoc 3.15 or newer (proto3 `optional`), or buf.
  */
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {

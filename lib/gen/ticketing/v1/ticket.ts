@@ -1532,6 +1532,17 @@ export const DeleteTicketRequest: MessageFns<DeleteTicketRequest> = {
  * `authorization: Bearer <token>` and optional `company` metadata; anything outside
  * the effective company set is NOT_FOUND. Validation failures are INVALID_ARGUMENT
  * with a google.rpc.BadRequest field violation per bad field.
+ *
+ * `x-validate-only: 1` metadata on CreateTicket or UpdateTicket runs every check (token,
+ * company set, the event or ticket, etag, every field rule) and writes nothing. The
+ * answer is the error the real call would get, or on success a preview: CreateTicket the
+ * ticket as it would be made (its guid is never stored), UpdateTicket the ticket as it is
+ * now. request_id is neither looked up nor recorded. Other values and methods ignore it.
+ *
+ * Token and company errors are those of auth.v1.AuthService (UNAUTHENTICATED with
+ * ErrorInfo reason "missing_token", "invalid_token" or "company_not_authorized";
+ * INVALID_ARGUMENT with reason "invalid_company_header"). The protos need protoc 3.15 or
+ * newer (proto3 `optional`), or buf.
  */
 export type TicketServiceService = typeof TicketServiceService;
 export const TicketServiceService = {
