@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { waitFor } from '../support/redis-server.js';
-import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { bearer, request, signUpAndLogin, type JsonResponse } from '../support/http.js';
+import { startStackBehindDatabaseProxies, type StackBehindProxies } from '../support/database-proxy.js';
+import { testBackend, type TestStack } from '../support/stack.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import { bearer, request, signUpAndLogin } from '../support/http.js';
+import { expectUnavailableProblem, INTERNALS } from '../support/unavailable.js';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
 
@@ -18,20 +20,6 @@ function healthStatus(client: Client, service: string): Promise<string> {
       (err, response) => resolve(err ? `error ${err.code}` : String(response.status)),
     );
   });
-}
-
-/** What an answer must never show: SQL, driver and library names, error codes, stack frames, file paths, addresses. */
-const INTERNALS =
-  /\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE)\b|`|knex|mysql|mariadb|sqlite|ECONN|ETIMEDOUT|EHOSTUNREACH|PROTOCOL_|\bER_[A-Z_]+|errno|sqlState|\bat \S+ \(|\.(ts|js|mjs|cjs)\b|node_modules|[/\\](work|home|tmp|usr|srv|app)[/\\]|localhost|\b\d{1,3}(\.\d{1,3}){3}\b|stack|Timeout acquiring/i;
-
-function expectUnavailableProblem(res: JsonResponse, label: string): void {
-  expect(res.status, `${label}: ${res.text.slice(0, 500)}`).toBe(503);
-  expect(res.headers.get('retry-after'), label).toMatch(/^[1-9]\d*$/);
-  expect(res.headers.get('content-type') ?? '', label).toMatch(/^application\/problem\+json/);
-  expect(res.body, label).toMatchObject({ status: 503 });
-  expect(typeof res.body.title, label).toBe('string');
-  expect(typeof res.body.detail, label).toBe('string');
-  expect(res.text, label).not.toMatch(INTERNALS);
 }
 
 function getTicketOverGrpc(client: TicketServiceClient, token: string, guid: string): Promise<ServiceError | null> {
@@ -47,6 +35,7 @@ function getTicketOverGrpc(client: TicketServiceClient, token: string, guid: str
  * proxy that the test cuts and heals. MySQL only: an embedded SQLite file cannot go away.
  */
 describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', () => {
+  let proxied: StackBehindProxies;
   let stack: TestStack;
   let authProxy: TcpProxy;
   let ticketProxy: TcpProxy;
@@ -54,16 +43,8 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
   let ticket: Client;
 
   beforeAll(async () => {
-    const mysqlPort = Number(new URL(process.env.TEST_MYSQL_URL!).port || 3306);
-    authProxy = await TcpProxy.start(mysqlPort);
-    ticketProxy = await TcpProxy.start(mysqlPort);
-    const throughProxy = (url: string) => {
-      const parsed = new URL(url);
-      parsed.hostname = '127.0.0.1';
-      parsed.port = String((parsed.pathname.endsWith('_auth') ? authProxy : ticketProxy).port);
-      return parsed.toString();
-    };
-    stack = await startTestStack({}, { mapDatabaseUrl: throughProxy });
+    proxied = await startStackBehindDatabaseProxies();
+    ({ stack, authProxy, ticketProxy } = proxied);
     auth = new HealthClient(stack.authGrpcAddress, credentials.createInsecure());
     ticket = new HealthClient(stack.ticketGrpcAddress, credentials.createInsecure());
   });
@@ -71,9 +52,7 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
   afterAll(async () => {
     auth?.close();
     ticket?.close();
-    await stack?.stop();
-    await authProxy?.close();
-    await ticketProxy?.close();
+    await proxied?.stop();
   });
 
   it('is SERVING with the database, NOT_SERVING without it, SERVING again after, with no restart', async () => {
