@@ -38,9 +38,10 @@ describe('logs, metrics and reflection', () => {
     expect(all).not.toContain(stack.env.AUTH_JWT_SECRET!);
   });
 
-  it('serves Prometheus metrics: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
+  it('serves Prometheus metrics on the metrics port: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
     await request(`${stack.authUrl}/users/me`, { headers: bearer('bad-token') });
-    const response = await request(`${stack.baseUrl}/metrics`);
+    expect(new URL(stack.metricsUrl).port).not.toBe(new URL(stack.baseUrl).port);
+    const response = await request(stack.metricsUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = response.text;
@@ -53,6 +54,23 @@ describe('logs, metrics and reflection', () => {
     expect(text).toMatch(/session_cache_up\{cache="(memory|redis)"\} 1/);
     expect(text).toMatch(/session_cache_lookups_total\{result="(hit|miss)"\} \d+/);
     expect(text).not.toMatch(/route="\/auth\/users\/[0-9a-f]{8}-/);
+  });
+
+  it('does not serve metrics on the public port: /metrics answers 404 like any unknown route', async () => {
+    for (const path of ['/metrics', '/metrics/', '/METRICS', '/metrics?format=text']) {
+      const response = await request(`${stack.baseUrl}${path}`);
+      const unknown = await request(`${stack.baseUrl}/no-such-route${path.slice('/metrics'.length)}`);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toMatch(/^application\/problem\+json/);
+      expect(response.body, path).toEqual({ ...unknown.body, detail: expect.stringMatching(/^No route for GET \/metrics/i) });
+      expect(response.text, path).not.toMatch(/http_requests_total|process_cpu/);
+    }
+    const head = await fetch(`${stack.baseUrl}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    // The metrics port serves /metrics and nothing else.
+    const metricsOrigin = new URL(stack.metricsUrl).origin;
+    expect((await request(`${metricsOrigin}/healthz`)).status).toBe(404);
+    expect((await request(stack.metricsUrl, { method: 'POST' })).status).toBe(404);
   });
 
   it('answers gRPC server reflection on both services', async () => {
