@@ -1,9 +1,6 @@
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
+import { listServices } from '../support/grpc-introspection.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -74,23 +71,6 @@ describe('logs, metrics and reflection', () => {
   });
 
   it('answers gRPC server reflection on both services', async () => {
-    const require = createRequire(import.meta.url);
-    const protoFile = path.join(path.dirname(require.resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
-    const loaded = loadPackageDefinition(loadSync(protoFile, { keepCase: true })) as GrpcObject;
-    const Reflection = ((loaded.grpc as GrpcObject).reflection as GrpcObject).v1 as GrpcObject;
-    const listServices = (address: string) =>
-      new Promise<string[]>((resolve, reject) => {
-        const client = new (Reflection.ServerReflection as ServiceClientConstructor)(address, credentials.createInsecure());
-        const call = (client as unknown as { ServerReflectionInfo: (o: object) => NodeJS.EventEmitter & { write(m: object): void; end(): void } })
-          .ServerReflectionInfo({ deadline: Date.now() + 5000 });
-        call.on('data', (message: { list_services_response?: { service: Array<{ name: string }> } }) => {
-          resolve((message.list_services_response?.service ?? []).map((s) => s.name).sort());
-          call.end();
-          client.close();
-        });
-        call.on('error', reject);
-        call.write({ list_services: '' });
-      });
     expect(await listServices(stack.authGrpcAddress)).toEqual(expect.arrayContaining(['auth.v1.AuthService', 'grpc.health.v1.Health']));
     expect(await listServices(stack.ticketGrpcAddress)).toEqual(
       expect.arrayContaining(['ticketing.v1.EventService', 'ticketing.v1.TicketService', 'grpc.health.v1.Health']),
