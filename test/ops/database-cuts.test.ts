@@ -36,6 +36,7 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
   let account: Account;
   let eventGuid: string;
   let ticketGuid: string;
+  let client: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
     proxied = await startStackBehindDatabaseProxies();
@@ -48,6 +49,9 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
     const ticket = await request(`${stack.baseUrl}/event/${eventGuid}/ticket`, { method: 'POST', headers, json: { name: 'Standing', vat_percentage: 21 } });
     expect(ticket.status, ticket.text).toBe(201);
     ticketGuid = ticket.body.guid;
+    const created = await request(`${stack.authUrl}/clients`, { method: 'POST', headers, json: { name: 'under load' } });
+    expect(created.status, created.text).toBe(201);
+    client = created.body;
   });
 
   afterAll(async () => proxied?.stop());
@@ -62,6 +66,13 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
       { name: 'PUT /event/:guid', url: `${stack.baseUrl}/event/${eventGuid}`, method: 'PUT', headers, body: JSON.stringify({ name: 'Cut under load' }) },
       { name: 'GET /auth/users/me', url: `${stack.authUrl}/users/me`, headers },
       { name: 'GET /auth/companies', url: `${stack.authUrl}/companies`, headers },
+      {
+        name: 'POST /auth/tokens client_credentials',
+        url: `${stack.authUrl}/tokens`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', ...client }).toString(),
+      },
     ];
   }
 
