@@ -1,3 +1,4 @@
+import { status } from '@grpc/grpc-js';
 import {
   ClientClosedError,
   ClientOfflineError,
@@ -12,7 +13,7 @@ import {
 /**
  * The one place that decides whether an error means "a dependency cannot take the work right
  * now" (connection refused, lost mid-query, pool exhausted, server shutting down, database
- * busy) rather than a bug. Services answer those UNAVAILABLE with a retry delay, the gateway
+ * busy, another service unreachable or too slow) rather than a bug. Services answer those UNAVAILABLE with a retry delay, the gateway
  * 503 + Retry-After; anything else stays an internal error. Only codes and driver flags are
  * read, never SQL: knex prefixes its messages with the query and its bindings.
  */
@@ -75,11 +76,18 @@ const REDIS_ERRORS = [
   RedisTimeoutError,
 ];
 
+/**
+ * grpc-js makes these INTERNAL statuses itself when the transport breaks mid-call (the peer
+ * died, or the connection was reset while writing); no server handler sends them.
+ */
+const GRPC_TRANSPORT_BROKEN = /^Received RST_STREAM with code \d+ (\(Call ended without gRPC status\)|triggered by internal client error)/;
+
 /** Knex/tarn messages that carry no code: the pool is closed, or a pending acquire was cancelled by it. */
 const POOL_CLOSED = /^(Unable to acquire a connection|aborted)$/;
 
 interface DriverError {
   code?: unknown;
+  details?: unknown;
   errno?: unknown;
   fatal?: unknown;
   sqlState?: unknown;
@@ -96,6 +104,7 @@ interface DriverError {
 export function dependencyFailure(err: unknown, depth = 0): string | undefined {
   if (typeof err !== 'object' || err === null || depth > 4) return undefined;
   const e = err as DriverError;
+  if (typeof e.code === 'number' && 'metadata' in e) return grpcFailure(e.code, typeof e.details === 'string' ? e.details : '');
   const code = typeof e.code === 'string' ? e.code : undefined;
   if (code && (NETWORK_CODES.has(code) || MYSQL_PROTOCOL_CODES.has(code) || MYSQL_SERVER_CODES.has(code) || SQLITE_CODES.test(code))) return code;
   if (typeof e.errno === 'number' && MYSQL_ERRNOS.has(e.errno) && typeof e.sqlState === 'string') return `mysql errno ${e.errno}`;
@@ -116,6 +125,13 @@ export function dependencyFailure(err: unknown, depth = 0): string | undefined {
     const label = dependencyFailure(cause, depth + 1);
     if (label) return label;
   }
+  return undefined;
+}
+
+/** A gRPC dependency (a grpc-js client's error): unreachable, past its deadline, or the transport broke. */
+function grpcFailure(code: number, details: string): string | undefined {
+  if (code === status.UNAVAILABLE || code === status.DEADLINE_EXCEEDED) return `grpc ${status[code]}`;
+  if (code === status.INTERNAL && GRPC_TRANSPORT_BROKEN.test(details)) return 'grpc transport broken';
   return undefined;
 }
 
