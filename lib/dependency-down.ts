@@ -1,21 +1,13 @@
 import { status } from '@grpc/grpc-js';
-import {
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  DisconnectsClientError,
-  ReconnectStrategyError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  TimeoutError as RedisTimeoutError,
-} from 'redis';
+import * as redis from 'redis';
 
 /**
  * The one place that decides whether an error means "a dependency cannot take the work right
  * now" (connection refused, lost mid-query, pool exhausted, server shutting down, database
- * busy, another service unreachable or too slow) rather than a bug. Services answer those UNAVAILABLE with a retry delay, the gateway
- * 503 + Retry-After; anything else stays an internal error. Only codes and driver flags are
- * read, never SQL: knex prefixes its messages with the query and its bindings.
+ * busy, another service unreachable or too slow) rather than a bug. Services answer those
+ * UNAVAILABLE with a retry delay, the gateway 503 + Retry-After; anything else stays an
+ * internal error. Only codes and driver flags are read, never SQL: knex prefixes its messages
+ * with the query and its bindings.
  */
 
 /** Socket-level failures of any client (node:net errno codes). */
@@ -65,15 +57,16 @@ const MYSQL_ERRNOS = new Set([1927, 2006, 2013]);
 /** SQLite (better-sqlite3) result codes, extended codes included: busy, locked, I/O, disk full, file gone or read-only. */
 const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)(_|$)/;
 
+/** node-redis: the connection is closed, offline, reconnecting or timed out. */
 const REDIS_ERRORS = [
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  DisconnectsClientError,
-  ReconnectStrategyError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  RedisTimeoutError,
+  redis.ClientClosedError,
+  redis.ClientOfflineError,
+  redis.ConnectionTimeoutError,
+  redis.DisconnectsClientError,
+  redis.ReconnectStrategyError,
+  redis.SocketClosedUnexpectedlyError,
+  redis.SocketTimeoutError,
+  redis.TimeoutError,
 ];
 
 /**

@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Knex as DbKnex } from '../../lib/db.js';
 import { dependencyFailure, isDependencyDown } from '../../lib/dependency-down.js';
@@ -69,6 +70,7 @@ function mysqlKnex(port: number, settings: { connectTimeout?: number; acquireMs?
     connection: { host: '127.0.0.1', port, user: 'nobody', connectTimeout: settings.connectTimeout ?? 5000 },
     pool: { min: 0, max: 1 },
     acquireConnectionTimeout: settings.acquireMs ?? 5000,
+    log: { warn: () => undefined, error: () => undefined, debug: () => undefined, deprecate: () => undefined },
   });
 }
 
@@ -192,6 +194,17 @@ describe('the dependency classifier: SQLite (better-sqlite3 through knex)', () =
     expect(isDependencyDown(await rejection(Promise.resolve().then(() => (undefined as unknown as { x: number }).x)))).toBe(false);
     expect(isDependencyDown(new Error('Internal error.'))).toBe(false);
     expect(isDependencyDown(undefined)).toBe(false);
+  });
+});
+
+describe('the dependency classifier: Redis (node-redis)', () => {
+  it('a client that is closed or cannot connect', async () => {
+    const client = createClient({ url: `redis://127.0.0.1:${await freePort()}`, socket: { reconnectStrategy: false, connectTimeout: 500 } });
+    client.on('error', () => undefined);
+    const closed = await rejection(client.get('key'));
+    expect(isDependencyDown(closed)).toBe(true);
+    const refused = await rejection(client.connect());
+    expect(isDependencyDown(refused)).toBe(true);
   });
 });
 
