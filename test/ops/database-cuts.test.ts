@@ -88,6 +88,17 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
       ['EventService/ListEvents', () => callUnary(events.listEvents.bind(events) as UnaryMethod<object, unknown>, ListEventsRequest.fromPartial({ page_size: 5 }), metadata, 10_000)],
       ['AuthService/GetCurrentUser', () => callUnary(auth.getCurrentUser.bind(auth) as UnaryMethod<object, unknown>, {}, metadata, 10_000)],
       ['AuthService/ListCompanies', () => callUnary(auth.listCompanies.bind(auth) as UnaryMethod<object, unknown>, {}, metadata, 10_000)],
+      [
+        'TicketService/StreamTickets',
+        () =>
+          new Promise((resolve, reject) => {
+            const stream = tickets.streamTickets({ event_id: eventGuid }, metadata, { deadline: Date.now() + 10_000 });
+            let count = 0;
+            stream.on('data', () => count++);
+            stream.on('error', reject);
+            stream.on('end', () => resolve(count));
+          }),
+      ],
     ];
     const outcomes: GrpcOutcome[] = [];
     let stopping = false;
