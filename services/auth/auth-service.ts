@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
+import { isDependencyDown } from '../../lib/dependency-down.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
-import { isDependencyDown } from '../../lib/dependency-down.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
 import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
 import type { AccessTokens } from './domain/access-tokens.js';
