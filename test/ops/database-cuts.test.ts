@@ -10,7 +10,7 @@ import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
 import { EventServiceClient, ListEventsRequest } from '../../lib/gen/ticketing/v1/event.js';
-import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
+import { CreateTicketRequest, Ticket, TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
 import { callUnary, type UnaryMethod } from '../../lib/grpc/client.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { startStackBehindDatabaseProxies, type StackBehindProxies } from '../support/database-proxy.js';
@@ -85,6 +85,16 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
     metadata.set('authorization', `Bearer ${account.accessToken}`);
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['TicketService/GetTicket', () => callUnary(tickets.getTicket.bind(tickets) as UnaryMethod<object, unknown>, { guid: ticketGuid }, metadata, 10_000)],
+      [
+        'TicketService/CreateTicket',
+        () =>
+          callUnary(
+            tickets.createTicket.bind(tickets) as UnaryMethod<object, unknown>,
+            CreateTicketRequest.fromPartial({ event_id: eventGuid, ticket: Ticket.fromPartial({ name: 'gRPC load', vat_percentage: '9' }) }),
+            metadata,
+            10_000,
+          ),
+      ],
       ['EventService/ListEvents', () => callUnary(events.listEvents.bind(events) as UnaryMethod<object, unknown>, ListEventsRequest.fromPartial({ page_size: 5 }), metadata, 10_000)],
       ['AuthService/GetCurrentUser', () => callUnary(auth.getCurrentUser.bind(auth) as UnaryMethod<object, unknown>, {}, metadata, 10_000)],
       ['AuthService/ListCompanies', () => callUnary(auth.listCompanies.bind(auth) as UnaryMethod<object, unknown>, {}, metadata, 10_000)],
@@ -154,7 +164,8 @@ describe.runIf(testBackend() === 'mysql')('database connections cut under load',
     const rest = load.outcomes;
     const summary = tally(rest.map((o) => `${o.name} ${o.status ?? o.error}`));
     expect(rest.filter((o) => o.status === 503).length, `some requests met a cut: ${summary}`).toBeGreaterThan(0);
-    expect(rest.filter(notSuccessOrUnavailable), summary).toEqual([]);
+    // soft: a failure here still reports the gRPC callers below
+    expect.soft(rest.filter(notSuccessOrUnavailable), summary).toEqual([]);
     for (const o of rest.filter((r) => r.status === 503)) {
       expect(o.retryAfter, `${o.name}: Retry-After`).toMatch(/^[1-9]\d*$/);
       expect(o.body, o.name).not.toMatch(INTERNALS);
