@@ -36,6 +36,7 @@ const MYSQL_PROTOCOL_CODES = new Set([
 /** MySQL/MariaDB server errors that say "not now": full, shutting down, failing over, contended. */
 const MYSQL_SERVER_CODES = new Set([
   'ER_CON_COUNT_ERROR', // Too many connections
+  'ER_ACCESS_DENIED_ERROR', // the server refuses our credentials at connect (health says NOT_SERVING too)
   'ER_TOO_MANY_USER_CONNECTIONS',
   'ER_HOST_IS_BLOCKED',
   'ER_SERVER_SHUTDOWN',

@@ -99,25 +99,31 @@ describe('the dependency classifier: mysql2 and knex without a server that answe
     }
   });
 
-  it('"Too many connections" (ER_CON_COUNT_ERROR) instead of the greeting: mysql2 and knex', async () => {
-    const server = await fakeServer((socket) => socket.end(errPacket(1040, '08004', 'Too many connections')));
+  it.each([
+    [1040, '08004', 'Too many connections'],
+    [1203, '42000', "User ticketing already has more than 'max_user_connections' active connections"],
+    [1053, '08S01', 'Server shutdown in progress'],
+    [1927, '70100', 'Connection was killed'],
+    [2006, 'HY000', 'MySQL server has gone away'],
+  ])('the server answers errno %i instead of its greeting (%s %s): mysql2 and knex', async (errno, sqlState, message) => {
+    const server = await fakeServer((socket) => socket.end(errPacket(errno, sqlState, message)));
     const db = mysqlKnex(server.port);
     try {
       const raw = await mysqlQuery(server.port);
-      expect(raw).toMatchObject({ code: 'ER_CON_COUNT_ERROR', errno: 1040, message: 'Too many connections' });
-      expect(dependencyFailure(raw)).toBe('ER_CON_COUNT_ERROR');
-      expect(dependencyFailure(await rejection(db.raw('select 1')))).toBe('ER_CON_COUNT_ERROR');
+      expect(raw).toMatchObject({ errno, sqlState, message });
+      expect(isDependencyDown(raw)).toBe(true);
+      expect(isDependencyDown(await rejection(db.raw('select 1')))).toBe(true);
     } finally {
       await db.destroy();
       await server.close();
     }
   });
 
-  it('MariaDB "Connection was killed" (errno 1927, no code name in mysql2)', async () => {
-    const server = await fakeServer((socket) => socket.end(errPacket(1927, '70100', 'Connection was killed')));
+  it('the server refusing our credentials at connect (ER_ACCESS_DENIED_ERROR): the database is unusable, not the request wrong', async () => {
+    const server = await fakeServer((socket) => socket.end(errPacket(1045, '28000', "Access denied for user 'nobody'")));
     try {
       const err = await mysqlQuery(server.port);
-      expect(err).toMatchObject({ errno: 1927 });
+      expect(err).toMatchObject({ code: 'ER_ACCESS_DENIED_ERROR', errno: 1045 });
       expect(isDependencyDown(err)).toBe(true);
     } finally {
       await server.close();
