@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
-import { httpDuration, httpRequests, registry } from '../lib/metrics.js';
+import { httpDuration, httpRequests } from '../lib/metrics.js';
 import { parseBody } from './body.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
@@ -38,10 +38,6 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
       logger.info({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
-  });
-
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
   });
 
   app.get('/healthz', async (_req, res) => {

@@ -1,6 +1,7 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
+import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 
 export interface Problem {
@@ -78,10 +79,12 @@ export function httpStatusFor(code: GrpcStatus, hasFieldViolations: boolean): nu
 /** A gRPC error as a problem. Messages of INTERNAL/UNKNOWN errors are not passed on. */
 export function problemFromGrpc(err: ServiceError): Problem {
   const details = readErrorDetails(err);
-  const status = httpStatusFor(err.code, Boolean(details.fieldViolations?.length));
+  // A call whose transport broke (the service died mid-call) is the service being unavailable.
+  const code = err.code === GrpcStatus.INTERNAL && isDependencyDown(err) ? GrpcStatus.UNAVAILABLE : err.code;
+  const status = httpStatusFor(code, Boolean(details.fieldViolations?.length));
   let detail = err.details || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
-  if (err.code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
+  if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
   return {
     status,

@@ -27,8 +27,9 @@ const schema = z.object({
   AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   GRPC_DEADLINE_MS: positiveInt.max(120_000).default(5000),
-  // Prometheus /metrics of a separate auth or ticket process; the gateway serves /metrics on PORT.
-  METRICS_PORT: z.preprocess(emptyAsUnset, port.optional()),
+  // Prometheus GET /metrics of each process, on its own port (never the public one); `off` = none.
+  METRICS_PORT: z.preprocess(emptyAsUnset, z.union([z.literal('off'), port], { message: 'must be a port (0 = any free port) or off' }).default(9464)),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   AUTH_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   TICKET_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),

@@ -207,16 +207,6 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },
-    '/metrics': {
-      get: {
-        tag: 'operations',
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
-        ok: { status: 200, schema: 'text', contentType: 'text/plain' },
-        errors: [],
-        public: true,
-      },
-    },
     '/openapi.json': {
       get: { tag: 'operations', operationId: 'openapi', summary: 'This document', ok: { status: 200, schema: 'object' }, errors: [], public: true },
     },
@@ -334,7 +324,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
       { name: 'events', description: 'Events (the ticket service).' },
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
-      { name: 'operations', description: 'Health, metrics and this documentation.' },
+      { name: 'operations', description: 'Health and this documentation.' },
     ],
     security: [{ bearer: [] }],
     paths,

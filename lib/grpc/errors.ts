@@ -1,4 +1,5 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { isDependencyDown } from '../dependency-down.js';
 import { Any } from '../gen/google/protobuf/any.js';
 import { BadRequest, ErrorInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
 import { Status } from '../gen/google/rpc/status.js';
@@ -99,6 +100,6 @@ export function isServiceError(err: unknown): err is ServiceError {
 /** Lets an RpcError from a downstream service pass through unchanged (e.g. the auth check's 401/400). */
 export function fromServiceError(err: ServiceError): RpcError {
   if (err.code === status.DEADLINE_EXCEEDED) return new RpcError(status.UNAVAILABLE, 'A dependency did not answer in time.', { retryAfterSeconds: 1 });
-  if (err.code === status.UNAVAILABLE) return RpcError.unavailable('A dependency is unavailable.');
+  if (isDependencyDown(err)) return RpcError.unavailable('A dependency is unavailable.');
   return new RpcError(err.code, err.details, readErrorDetails(err));
 }

@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { isDependencyDown } from '../../lib/dependency-down.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
@@ -113,7 +114,11 @@ export class AuthService {
     }
     const failures = `account:client:${request.client_id.trim().toLowerCase()}|${clientAddress}`;
     this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
-    const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch(() => undefined);
+    // An unreadable client id is an unknown client; a database that is down is not (503, and no failure counted).
+    const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch((err: unknown) => {
+      if (isDependencyDown(err)) throw err;
+      return undefined;
+    });
     const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
     const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
     if (!client || !user) {

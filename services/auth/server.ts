@@ -81,9 +81,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
-    serviceName: 'auth.v1.AuthService',
-    definition: AuthServiceService,
-    implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY),
+    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY) }],
     logger,
     protoFiles: ['auth/v1/auth.proto'],
     isReady: () => store.ping().then(() => true),
