@@ -117,10 +117,14 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
   return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
 }
 
-/** The token endpoints' own answer to a body that cannot be read (RFC 6749 form, not problem+json). */
-export function sendOAuthBodyError(res: Response, problem: Problem): void {
+/**
+ * The token endpoints' own answer to a request they cannot read (its body or its headers):
+ * RFC 6749 `invalid_request`, never problem+json. A 401 there means failed client
+ * authentication, so a malformed header is a 400 like any other malformed request.
+ */
+export function sendOAuthRequestError(res: Response, problem: Problem): void {
   res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-  res.status(problem.status).json({ error: 'invalid_request', error_description: problem.detail });
+  res.status(problem.status === 401 ? 400 : problem.status).json({ error: 'invalid_request', error_description: problem.detail });
 }
 
 /** RFC 6749 section 5.2 error body. */
