@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Config } from '../lib/config.js';
+import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
 import { createApp } from './app.js';
 import { createBackendClients } from './clients.js';
@@ -10,6 +11,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  routeGrpcLogs(logger);
   const clients = createBackendClients(config.authGrpcAddress, config.ticketGrpcAddress);
   const app = createApp(config, clients, logger);
   const server: Server = await new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
+import { routeGrpcLogs } from './log.js';
 import { addReflection } from './reflection.js';
 
 export interface RunningServer {
@@ -27,6 +28,7 @@ export async function serveGrpc(options: {
   checkEveryMs?: number;
   extend?: (server: Server) => void;
 }): Promise<RunningServer> {
+  routeGrpcLogs(options.logger);
   const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
   server.addService(options.definition, options.implementation);
   const health = new HealthImplementation({ '': 'NOT_SERVING', [options.serviceName]: 'NOT_SERVING' });
