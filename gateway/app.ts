@@ -3,10 +3,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { httpDuration, httpRequests, registry } from '../lib/metrics.js';
-import { parseBody } from './body.js';
+import { parseBody, refuseBody } from './body.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
+import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
 import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
@@ -60,18 +61,26 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
   // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
   const tokenPaths = new Set([`${config.AUTH_PATH_PREFIX}/tokens`, `${config.AUTH_PATH_PREFIX}/tokens/revoke`]);
-  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) =>
-    tokenPaths.has(new URL(req.originalUrl, 'http://gateway').pathname) ? sendOAuthRequestError : sendProblem;
+  const pathOf = (req: Request) => req.originalUrl.split('?')[0]!;
+  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (tokenPaths.has(pathOf(req)) ? sendOAuthRequestError : sendProblem);
+  // Sign-up and the token endpoints are the only routes that take a body without a bearer token.
+  const publicPaths = new Set([`${config.AUTH_PATH_PREFIX}/users`, ...tokenPaths]);
+  const hasBody = (req: Request) => ['POST', 'PUT', 'PATCH'].includes(req.method);
 
   // Headers that cannot be forwarded are answered before anything else (and before the body is read).
   const checkForwarding = (req: Request, res: Response, next: NextFunction) => {
     const problem = forwardingProblem(req);
-    return problem ? respondFor(req)(res, problem) : next();
+    return problem ? refuseBody(req, res, () => respondFor(req)(res, problem)) : next();
   };
   const body = parseBody(config.BODY_LIMIT_BYTES);
   const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthRequestError);
+  // Without a bearer token such a request is answered 401 before its body costs a read (docs/ticket-api.md, Limits).
+  const tokenBeforeBody = (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req) || publicPaths.has(pathOf(req)) || bearerTokenOf(req.get('authorization'))) return next();
+    refuseBody(req, res, () => sendProblem(res, { status: 401, detail: missingTokenError().message }));
+  };
   const parseWhenSent = (req: Request, res: Response, next: NextFunction) => {
-    if (!['POST', 'PUT', 'PATCH'].includes(req.method)) return next();
+    if (!hasBody(req)) return next();
     return (respondFor(req) === sendOAuthRequestError ? tokenBody : body)(req, res, next);
   };
 
@@ -80,8 +89,8 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     res.locals.routePrefix = req.baseUrl;
     next();
   };
-  app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, parseWhenSent, authRoutes(clients, call));
-  app.use(checkForwarding, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger));
+  app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 
