@@ -1,9 +1,11 @@
-import type { Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../lib/config.js';
 import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
 import { createApp } from './app.js';
 import { createBackendClients } from './clients.js';
+import { problemJson } from './problem.js';
 
 export interface RunningGateway {
   port: number;
@@ -17,6 +19,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
+  server.on('clientError', answerUnparsable);
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60_000;
   // While draining, every response closes its connection, so busy keep-alive clients
@@ -48,4 +51,20 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * A request node's HTTP parser refuses (a control byte in a header, headers over 16 KiB, ...)
+ * is answered as a problem too, instead of node's bare status line.
+ */
+function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = problemJson({ status, detail: status === 431 ? 'The request headers are too large.' : status === 408 ? 'The request took too long to arrive.' : 'The request could not be parsed as HTTP/1.1.' });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

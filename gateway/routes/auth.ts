@@ -3,7 +3,7 @@ import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
-import { httpStatusFor, type Problem } from '../problem.js';
+import { problemFromGrpc, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
@@ -131,8 +131,8 @@ export function sendOAuthRequestError(res: Response, problem: Problem): void {
 function sendOAuthError(res: Response, err: unknown): void {
   if (!isServiceError(err)) throw err;
   const details = readErrorDetails(err);
-  const status = httpStatusFor(err.code, false);
-  if (status === 503 || status === 504 || status >= 500) {
+  const { status, detail } = problemFromGrpc(err);
+  if (status >= 500) {
     res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
     res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
     return;
@@ -142,5 +142,5 @@ function sendOAuthError(res: Response, err: unknown): void {
   // invalid_client: the client authenticates with HTTP Basic (or in the body), never with a bearer token.
   if (httpStatus === 401) res.set('WWW-Authenticate', 'Basic realm="ticketing"');
   if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
-  res.status(httpStatus).json({ error, error_description: err.details });
+  res.status(httpStatus).json({ error, error_description: detail });
 }
