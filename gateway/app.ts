@@ -11,7 +11,7 @@ import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
 import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
-import { authRoutes, sendOAuthRequestError } from './routes/auth.js';
+import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
 import { ticketRoutes } from './routes/tickets.js';
 
@@ -60,11 +60,11 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
 
   const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
   // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
-  const tokenPaths = new Set([`${config.AUTH_PATH_PREFIX}/tokens`, `${config.AUTH_PATH_PREFIX}/tokens/revoke`]);
+  const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
   const pathOf = (req: Request) => req.originalUrl.split('?')[0]!;
-  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (tokenPaths.has(pathOf(req)) ? sendOAuthRequestError : sendProblem);
+  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (isTokenRequest(req.method, pathOf(req)) ? sendOAuthRequestError : sendProblem);
   // Sign-up and the token endpoints are the only routes that take a body without a bearer token.
-  const publicPaths = new Set([`${config.AUTH_PATH_PREFIX}/users`, ...tokenPaths]);
+  const isPublic = (req: Request) => isTokenRequest(req.method, pathOf(req)) || (req.method === 'POST' && pathOf(req) === `${config.AUTH_PATH_PREFIX}/users`);
   const hasBody = (req: Request) => ['POST', 'PUT', 'PATCH'].includes(req.method);
 
   // Headers that cannot be forwarded are answered before anything else (and before the body is read).
@@ -76,7 +76,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthRequestError);
   // Without a bearer token such a request is answered 401 before its body costs a read (docs/ticket-api.md, Limits).
   const tokenBeforeBody = (req: Request, res: Response, next: NextFunction) => {
-    if (!hasBody(req) || publicPaths.has(pathOf(req)) || bearerTokenOf(req.get('authorization'))) return next();
+    if (!hasBody(req) || isPublic(req) || bearerTokenOf(req.get('authorization'))) return next();
     refuseBody(req, res, () => sendProblem(res, { status: 401, detail: missingTokenError().message }));
   };
   const parseWhenSent = (req: Request, res: Response, next: NextFunction) => {

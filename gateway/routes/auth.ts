@@ -57,7 +57,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
 
   // The token endpoints answer in RFC 6749 form, never problem+json.
   router.post('/tokens', async (req, res) => {
-    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     const basic = basicCredentials(req);
     const request: IssueTokenRequest = {
@@ -84,7 +84,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   });
 
   router.post('/tokens/revoke', async (req, res) => {
-    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     if (!str(body.token)) {
       res.status(400).json({ error: 'invalid_request', error_description: 'token is required.' });
@@ -123,8 +123,20 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  * authentication, so a malformed header is a 400 like any other malformed request.
  */
 export function sendOAuthRequestError(res: Response, problem: Problem): void {
-  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-  res.status(problem.status === 401 ? 400 : problem.status).json({ error: 'invalid_request', error_description: problem.detail });
+  const answer = oauthRequestError(problem);
+  res.set(NO_STORE).status(answer.status).type('application/json').send(answer.body);
+}
+
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function oauthRequestError(problem: Problem): { status: number; body: string } {
+  return { status: problem.status === 401 ? 400 : problem.status, body: JSON.stringify({ error: 'invalid_request', error_description: problem.detail }) };
+}
+
+/** Whether a request goes to a token endpoint (POST only), which answers in RFC 6749 form. */
+export function tokenEndpoint(authPrefix: string): (method: string, path: string) => boolean {
+  const paths = new Set([`${authPrefix}/tokens`, `${authPrefix}/tokens/revoke`]);
+  return (method, path) => method === 'POST' && paths.has(path);
 }
 
 /** RFC 6749 section 5.2 error body. */

@@ -52,6 +52,7 @@ export function parseResponse(raw: Buffer): RawResponse {
   }
   let body = raw.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(body);
+  else if (headers['content-length'] !== undefined) body = body.subarray(0, Number(headers['content-length']));
   const response: RawResponse = { status, headers, body: body.toString('utf8') };
   if (/json/.test(headers['content-type'] ?? '') && response.body) response.json = JSON.parse(response.body);
   return response;
