@@ -4,7 +4,7 @@ import { signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 /** Header bytes gRPC metadata cannot carry are the client's error: 400/401, never a 500 (issue 7, finding 3). */
-describe('header bytes the gateway cannot forward', () => {
+describe('headers the gateway cannot forward', () => {
   let stack: TestStack;
   let account: Account;
   let port: number;
@@ -83,49 +83,37 @@ describe('header bytes the gateway cannot forward', () => {
     expect(ok.status).toBe(200);
     expect(ok.json.map((c: { guid: string }) => c.guid)).toEqual([account.companyId]);
   });
-});
 
-/** A request too large to forward is 431 in our words; grpc-js's own messages never reach a client (issue 7, finding 7). */
-describe('requests too large to forward', () => {
-  let stack: TestStack;
-  let account: Account;
-  let port: number;
+  /** A request too large to forward is 431 in our words; grpc-js's own messages never reach a client (issue 7, finding 7). */
+  describe('requests too large to forward', () => {
+    const withToken = (): [string, string] => ['Authorization', `Bearer ${account.accessToken}`];
 
-  beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
-    port = stack.running.gatewayPort;
-  });
-  afterAll(async () => stack?.stop());
+    it('300 Company lines (about 11 KB) are 431, not grpc-js "Bandwidth exhausted"', async () => {
+      const companies = Array.from({ length: 300 }, (): [string, string] => ['Company', account.companyId]);
+      for (const path of ['/event', '/auth/companies']) {
+        const res = await rawRequest(port, { path, headers: [withToken(), ...companies] });
+        expect(res.status, res.body).toBe(431);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.headers['retry-after']).toBeUndefined();
+        expect(res.body).not.toMatch(/bandwidth|exhausted|RST_STREAM|grpc/i);
+      }
+    });
 
-  const auth: [string, string] = ['Authorization', ''];
-  const withToken = (): [string, string] => [auth[0], `Bearer ${account.accessToken}`];
+    it('many short Company lines within the size limit are forwarded and answered normally', async () => {
+      const companies = Array.from({ length: 150 }, (): [string, string] => ['Company', '*']);
+      const res = await rawRequest(port, { path: '/auth/companies', headers: [withToken(), ...companies] });
+      expect(res.status, res.body).toBe(200);
+      expect(res.json.map((c: { guid: string }) => c.guid)).toEqual([account.companyId]);
+    });
 
-  it('300 Company lines (about 11 KB) are 431, not grpc-js "Bandwidth exhausted"', async () => {
-    const companies = Array.from({ length: 300 }, (): [string, string] => ['Company', account.companyId]);
-    for (const path of ['/event', '/auth/companies']) {
-      const res = await rawRequest(port, { path, headers: [withToken(), ...companies] });
-      expect(res.status, res.body).toBe(431);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.headers['retry-after']).toBeUndefined();
-      expect(res.body).not.toMatch(/bandwidth|exhausted|RST_STREAM|grpc/i);
-    }
-  });
-
-  it('many short Company lines within the size limit are forwarded and answered normally', async () => {
-    const companies = Array.from({ length: 150 }, (): [string, string] => ['Company', '*']);
-    const res = await rawRequest(port, { path: '/auth/companies', headers: [withToken(), ...companies] });
-    expect(res.status, res.body).toBe(200);
-    expect(res.json.map((c: { guid: string }) => c.guid)).toEqual([account.companyId]);
-  });
-
-  it("headers node's parser refuses are answered as problems: over 16 KiB is 431, a control byte 400", async () => {
-    const big = await rawRequest(port, { path: '/event', headers: [withToken(), ['X-Padding', 'p'.repeat(20_000)]] });
-    expect(big.status).toBe(431);
-    expect(big.headers['content-type']).toBe('application/problem+json');
-    expect(big.json.status).toBe(431);
-    const control = await rawRequest(port, { path: '/event', headers: [['Authorization', `Bearer ${account.accessToken}\u0001`]] });
-    expect(control.status).toBe(400);
-    expect(control.json.status).toBe(400);
+    it("headers node's parser refuses are answered as problems: over 16 KiB is 431, a control byte 400", async () => {
+      const big = await rawRequest(port, { path: '/event', headers: [withToken(), ['X-Padding', 'p'.repeat(20_000)]] });
+      expect(big.status).toBe(431);
+      expect(big.headers['content-type']).toBe('application/problem+json');
+      expect(big.json.status).toBe(431);
+      const control = await rawRequest(port, { path: '/event', headers: [['Authorization', `Bearer ${account.accessToken}\u0001`]] });
+      expect(control.status).toBe(400);
+      expect(control.json.status).toBe(400);
+    });
   });
 });
