@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { missingTokenError } from '../../lib/grpc/caller.js';
+import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
 import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
