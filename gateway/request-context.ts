@@ -2,6 +2,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Request } from 'express';
 import { isIP } from 'node:net';
 import { callerMetadata, callUnary, INTERNAL_KEY_METADATA, isMetadataText, type UnaryMethod } from '../lib/grpc/client.js';
+import { registerSecret } from '../lib/logger.js';
 import type { Problem } from './problem.js';
 
 /**
@@ -64,5 +65,6 @@ export type Caller = <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, req
 
 /** Binds the deadline (and the internal key) once: every gateway-to-service call goes through here. */
 export function caller(deadlineMs: number, internalKey?: string): Caller {
+  registerSecret(internalKey);
   return (method, request, req) => callUnary(method, request, metadataFor(req, internalKey), deadlineMs);
 }
