@@ -19,7 +19,7 @@ import { startTestStack, type TestStack } from '../support/stack.js';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 /** Bounds each property under a loaded machine; runs done by then count, the rest are skipped. */
-const TIME_LIMIT_MS = 25_000;
+const TIME_LIMIT_MS = 15_000;
 
 const GRPC_INTERNALS = /RST_STREAM|Bandwidth exhausted|grpc-js|Metadata (string )?value|Received message larger/i;
 
