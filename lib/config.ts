@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { registerSecret } from './log-scrub.js';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
@@ -85,6 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.NODE_ENV === 'production' && !values.AUTH_JWT_SECRET) {
     throw new ConfigError(['AUTH_JWT_SECRET: required when NODE_ENV=production (no development key is generated in production)']);
   }
+  registerSecret(values.AUTH_JWT_SECRET);
+  registerSecret(values.INTERNAL_API_KEY);
   return {
     ...values,
     authGrpcAddress: values.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${values.AUTH_GRPC_PORT}`,

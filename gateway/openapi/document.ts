@@ -251,6 +251,7 @@ const ERROR_TEXT: Record<number, string> = {
   412: 'If-Match does not match.',
   413: 'Body over the size limit.',
   415: 'Unsupported content type.',
+  431: 'Authorization and Company headers too large to forward (over 8 KiB together).',
   422: 'Validation failed: errors lists every invalid field.',
   503: 'A backend service or database is unavailable.',
   504: 'A backend service did not answer in time.',
@@ -269,9 +270,13 @@ function successResponse(ok: Operation['ok']): Schema {
 
 function build(operation: Operation): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
-  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
-  if (operation.operationId === 'issueToken' || operation.operationId === 'revokeToken') {
+  const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
+  // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : [])];
+  for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+  if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
+    for (const status of gatewayErrors) responses[String(status)] = { description: `RFC 6749 invalid_request: ${ERROR_TEXT[status]}`, ...oauth };
     responses['400'] = { description: 'RFC 6749 error.', ...oauth };
     if (operation.operationId === 'issueToken') {
       responses['401'] = { description: 'invalid_client.', ...oauth };

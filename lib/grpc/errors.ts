@@ -16,6 +16,11 @@ export interface ErrorDetails {
   /** Machine-readable reason (google.rpc.ErrorInfo), e.g. an OAuth2 error code. */
   reason?: string;
   retryAfterSeconds?: number;
+  /**
+   * The message as a service wrote it (google.rpc.Status). Absent on errors that grpc-js
+   * raised by itself (a reset stream, a refused frame): their text is internal.
+   */
+  message?: string;
 }
 
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -60,10 +65,9 @@ export function toStatusObject(err: RpcError): Partial<StatusObject> {
   if (retryAfterSeconds !== undefined) {
     details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay: { seconds: retryAfterSeconds, nanos: 0 } }).finish()));
   }
+  // Always sent, details or not: it marks the message as ours, safe to show (readErrorDetails).
   const metadata = new Metadata();
-  if (details.length) {
-    metadata.set(DETAILS_KEY, Buffer.from(Status.encode({ code: err.code, message: err.message, details }).finish()));
-  }
+  metadata.set(DETAILS_KEY, Buffer.from(Status.encode({ code: err.code, message: err.message, details }).finish()));
   return { code: err.code, details: err.message, metadata };
 }
 
@@ -77,7 +81,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
   if (!raw || typeof raw === 'string') return {};
   const result: ErrorDetails = {};
   try {
-    for (const detail of Status.decode(raw).details) {
+    const decoded = Status.decode(raw);
+    result.message = decoded.message;
+    for (const detail of decoded.details) {
       const typeName = detail.type_url.slice(detail.type_url.lastIndexOf('/') + 1);
       if (typeName === 'google.rpc.BadRequest') {
         result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
@@ -101,5 +107,8 @@ export function isServiceError(err: unknown): err is ServiceError {
 export function fromServiceError(err: ServiceError): RpcError {
   if (err.code === status.DEADLINE_EXCEEDED) return new RpcError(status.UNAVAILABLE, 'A dependency did not answer in time.', { retryAfterSeconds: 1 });
   if (isDependencyDown(err)) return RpcError.unavailable('A dependency is unavailable.');
-  return new RpcError(err.code, err.details, readErrorDetails(err));
+  const details = readErrorDetails(err);
+  // grpc-js's own error on the way to the dependency: a fault here, its text is not passed on.
+  if (details.message === undefined) return new RpcError(status.INTERNAL, 'Internal error.');
+  return new RpcError(err.code, details.message, details);
 }

@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
+import { routeGrpcLogs } from './log.js';
 import { addReflection } from './reflection.js';
 
 export interface RunningServer {
@@ -37,6 +38,7 @@ export async function serveGrpc(options: {
   protoFiles: string[];
   checkEveryMs?: number;
 }): Promise<RunningServer> {
+  routeGrpcLogs(options.logger);
   const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
   const healthNames = ['', ...options.services.map((service) => serviceNameOf(service.definition))];
   for (const service of options.services) server.addService(service.definition, service.implementation);

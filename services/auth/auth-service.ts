@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { isDependencyDown } from '../../lib/dependency-down.js';
+import { missingTokenError } from '../../lib/grpc/caller.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
@@ -220,7 +221,7 @@ export class AuthService {
 
   /** The check every service runs on every caller. */
   async authenticate(accessToken: string, companyHeaderValues: string[]): Promise<Caller> {
-    if (!accessToken) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'missing_token');
+    if (!accessToken) throw missingTokenError();
     const claims = this.tokens.verify(accessToken);
     if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
     const session = await this.liveSession(claims.sessionId, claims.userId);

@@ -1,5 +1,3 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
@@ -7,6 +5,7 @@ import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
 import { createBackendClients } from '../../gateway/clients.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
+import { openApiValidator } from '../support/openapi.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 interface Layer {
@@ -49,13 +48,7 @@ describe('OpenAPI document', () => {
     stack = await startTestStack();
     account = await signUpAndLogin(stack);
     document = (await request(`${stack.baseUrl}/openapi.json`)).body;
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats.default(ajv);
-    ajv.addSchema({ $id: 'doc', components: document.components });
-    validate = (schemaName, value) => {
-      const check = ajv.getSchema(`doc#/components/schemas/${schemaName}`)!;
-      return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-    };
+    validate = openApiValidator(document).schema;
   });
   afterAll(async () => stack?.stop());
 
