@@ -1,6 +1,6 @@
+import type { TICKET_STATUSES } from '../../../lib/fields/ticket.js';
 import type { TicketRecord } from './ticket-fields.js';
 
-export const TICKET_STATUSES = ['available', 'sold_out', 'not_yet_available', 'no_longer_available', 'unavailable'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 /**

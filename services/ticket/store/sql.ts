@@ -5,9 +5,6 @@ import { updatedAtBounds } from '../domain/updated-at.js';
 
 export const dbTime = (value: Date | null): string | null => (value ? toDbTime(value) : null);
 
-/** better-sqlite3 binds no booleans; MySQL's TINYINT(1) takes 0/1 as well. */
-export const dbBool = (value: boolean): number => (value ? 1 : 0);
-
 /**
  * The new updated_at of an UPDATE (rule in domain/updated-at.ts), computed from the row's
  * own previous value inside the statement, so that it also holds under concurrent updates.

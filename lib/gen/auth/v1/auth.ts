@@ -25,6 +25,7 @@ export const protobufPackage = "auth.v1";
 
 export const protobufFileName = "auth/v1/auth.proto";
 
+/** The caller's own record: every field is output only (sign-up takes SignUpRequest). */
 export interface User {
   guid: string;
   default_company_id: string;
