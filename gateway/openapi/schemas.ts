@@ -126,7 +126,7 @@ export function componentSchemas(): Record<string, Schema> {
   return {
     Ticket: resourceSchema(TICKET, 'A ticket with all fields of the spec table (reads, lists and the update response).'),
     TicketCreated: creationSchema(TICKET, 'The creation response: exactly these 18 fields; status is null.'),
-    TicketCreate: inputSchema(TICKET, true, 'name and vat_percentage are required; other writable fields may be set too. JSON, multipart or URL-encoded.'),
+    TicketCreate: inputSchema(TICKET, true, `${requiredFields(TICKET.fields).join(' and ')} are required; other writable fields may be set too. JSON, multipart or URL-encoded.`),
     TicketUpdate: inputSchema(TICKET, false, 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.'),
     Event: resourceSchema(EVENT, 'An event.'),
     EventCreate: inputSchema(EVENT, true, 'A new event.'),

@@ -20,4 +20,8 @@ export const EVENT_FIELDS = {
   etag: { kind: { type: 'text', max: 64 }, nullable: false, role: 'computed', notInJson: true, description: 'Changes whenever the event changes (AIP-154); the ETag header over REST.' },
 } as const satisfies Record<string, FieldDef>;
 
-export const EVENT: Resource<typeof EVENT_FIELDS> = { noun: 'event', fields: EVENT_FIELDS };
+export const EVENT: Resource<typeof EVENT_FIELDS> = {
+  noun: 'event',
+  fields: EVENT_FIELDS,
+  orderRules: [{ lower: 'start', upper: 'end', allowEqual: true, lowerMessage: 'must not be after {upper}', upperMessage: 'must not be before {lower}' }],
+};

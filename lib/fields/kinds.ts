@@ -34,7 +34,7 @@ export interface FieldDef {
   description: string;
   /** Writable fields: creation fails without it. */
   required?: boolean;
-  /** Writable fields: the value at creation when not sent (decimals as strings). */
+  /** The value at creation (writable fields: when not sent; decimals as strings). */
   default?: string | number | boolean | null;
   /** The field's position in the creation response, when it is one of its fields (tickets: spec 2.1 rule 1). */
   inCreationResponse?: number;
@@ -47,10 +47,27 @@ export interface FieldDef {
 /** A resource's table: field name -> row, in the order of its JSON object. */
 export type FieldTable = Readonly<Record<string, FieldDef>>;
 
-/** The resource's JSON name, for messages ("is not a field of the ticket"). */
+/**
+ * Two writable fields whose values must keep an order when both are set (min <= max, a
+ * window's start before its end). The messages name the field in the wrong: `{lower}`,
+ * `{upper}` and their values `{lowerValue}`, `{upperValue}` are filled in.
+ */
+export interface OrderRule {
+  lower: string;
+  upper: string;
+  /** Equal values keep the order. */
+  allowEqual: boolean;
+  /** For the lower field when it is above the upper one. */
+  lowerMessage: string;
+  /** For the upper field when it is below the lower one. */
+  upperMessage: string;
+}
+
 export interface Resource<T extends FieldTable = FieldTable> {
+  /** The resource's JSON name, for paths and messages ("is not a field of the ticket"). */
   noun: string;
   fields: T;
+  orderRules: readonly OrderRule[];
 }
 
 type KindValue<K extends FieldKind> = K extends { type: 'integer' }
@@ -96,13 +113,17 @@ export function requiredFields<T extends FieldTable>(table: T): Array<FieldsWith
   return fieldsWithRole(table, 'writable').filter((name) => table[name]!.required);
 }
 
-/** The values of the writable fields a creation starts from (required ones have none). */
-export function defaultsOf<T extends FieldTable>(table: T): Partial<ValuesOf<T, 'writable'>> {
+/**
+ * The values a creation starts from, for the fields of one role: the default, or null for
+ * a nullable field without one. Required fields and those the service sets itself (guid,
+ * created_at, ...) have none.
+ */
+export function defaultsOf<T extends FieldTable, R extends FieldRole = 'writable'>(table: T, role: R = 'writable' as R): Partial<ValuesOf<T, R>> {
   const defaults: Record<string, unknown> = {};
-  for (const name of fieldsWithRole(table, 'writable')) {
+  for (const name of fieldsWithRole(table, role)) {
     const def = table[name]!;
     if (def.default !== undefined) defaults[name] = def.default;
     else if (!def.required && def.nullable) defaults[name] = null;
   }
-  return defaults as Partial<ValuesOf<T, 'writable'>>;
+  return defaults as Partial<ValuesOf<T, R>>;
 }

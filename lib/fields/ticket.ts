@@ -28,8 +28,8 @@ export const TICKET_FIELDS = {
   barcode_type: { kind: { type: 'enum', values: BARCODE_TYPES }, nullable: false, role: 'writable', default: 'generate', description: 'Where barcodes come from.' },
   class: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', description: 'Free grouping label, such as a price class.' },
   available_stock: { kind: COUNT, nullable: false, role: 'writable', default: 0, description: 'How many can be sold in total.' },
-  sold_count: { kind: COUNT, nullable: false, role: 'server-managed', description: 'How many were sold.' },
-  scanned_count: { kind: COUNT, nullable: false, role: 'server-managed', description: 'How many were scanned at the entrance.' },
+  sold_count: { kind: COUNT, nullable: false, role: 'server-managed', default: 0, description: 'How many were sold.' },
+  scanned_count: { kind: COUNT, nullable: false, role: 'server-managed', default: 0, description: 'How many were scanned at the entrance.' },
   increment: { kind: { type: 'integer', min: 1 }, nullable: false, role: 'writable', default: 1, inCreationResponse: 1, description: 'Orders are multiples of this amount.' },
   available_from: { kind: TIMESTAMP, nullable: true, role: 'writable', description: 'Start of the sale window (inclusive); null: open.' },
   available_until: { kind: TIMESTAMP, nullable: true, role: 'writable', description: 'End of the sale window (exclusive); null: open.' },
@@ -48,9 +48,22 @@ export const TICKET_FIELDS = {
   status: { kind: { type: 'enum', values: TICKET_STATUSES }, nullable: true, role: 'computed', inCreationResponse: 14, description: 'Computed on every read; null in the creation response.' },
   seated: { kind: BOOLEAN, nullable: false, role: 'writable', default: false, inCreationResponse: 15, description: 'Sold with a seat.' },
   include_service_cost_in_price: { kind: BOOLEAN, nullable: false, role: 'writable', default: false, inCreationResponse: 16, description: 'The price shown includes the service costs.' },
-  reserved_count: { kind: COUNT, nullable: false, role: 'server-managed', inCreationResponse: 17, description: 'How many are held by open reservations.' },
-  pending_count: { kind: COUNT, nullable: false, role: 'server-managed', inCreationResponse: 18, description: 'How many are in orders awaiting payment.' },
+  reserved_count: { kind: COUNT, nullable: false, role: 'server-managed', default: 0, inCreationResponse: 17, description: 'How many are held by open reservations.' },
+  pending_count: { kind: COUNT, nullable: false, role: 'server-managed', default: 0, inCreationResponse: 18, description: 'How many are in orders awaiting payment.' },
   etag: { kind: { type: 'text', max: 64 }, nullable: false, role: 'computed', notInJson: true, description: 'Changes whenever the ticket changes (AIP-154); the ETag header over REST.' },
 } as const satisfies Record<string, FieldDef>;
 
-export const TICKET: Resource<typeof TICKET_FIELDS> = { noun: 'ticket', fields: TICKET_FIELDS };
+export const TICKET: Resource<typeof TICKET_FIELDS> = {
+  noun: 'ticket',
+  fields: TICKET_FIELDS,
+  orderRules: [
+    {
+      lower: 'min_orderable_amount_per_order',
+      upper: 'max_orderable_amount_per_order',
+      allowEqual: true,
+      lowerMessage: 'must not be greater than {upper} ({upperValue})',
+      upperMessage: 'must not be less than {lower} ({lowerValue})',
+    },
+    { lower: 'available_from', upper: 'available_until', allowEqual: false, lowerMessage: 'must be before {upper}', upperMessage: 'must be after {lower}' },
+  ],
+};

@@ -19,4 +19,4 @@ export const USER_FIELDS = {
   deleted_at: { kind: TIMESTAMP, nullable: true, role: 'server-managed', description: 'When the user was deleted; null while it lives.' },
 } as const satisfies Record<string, FieldDef>;
 
-export const USER: Resource<typeof USER_FIELDS> = { noun: 'user', fields: USER_FIELDS };
+export const USER: Resource<typeof USER_FIELDS> = { noun: 'user', fields: USER_FIELDS, orderRules: [] };

@@ -8,17 +8,22 @@ import {
   type ListEventsResponse,
   type UpdateEventRequest,
 } from '../../lib/gen/ticketing/v1/event.js';
+import { EVENT, EVENT_FIELDS } from '../../lib/fields/event.js';
+import { defaultsOf } from '../../lib/fields/kinds.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import type { EventRecord } from './domain/event-fields.js';
-import { checkEventChanges, checkNewEvent } from './domain/event-validation.js';
+import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import { decodePageToken, encodePageToken, eventListKey, pageSize } from './domain/paging.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { storedGuid } from './request-guid.js';
 import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { eventEtag, eventMessage } from './messages.js';
 import type { EventStore } from './store/event-store.js';
+
+/** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
+const EVENT_SERVER_DEFAULTS = defaultsOf(EVENT_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof EVENT_FIELDS>, 'guid' | 'company_id' | 'created_at'>;
 
 /** The rules of EventService, in the caller's effective company set. */
 export class EventService {
@@ -66,8 +71,8 @@ export class EventService {
     const event = request.event ?? Event.fromPartial({});
     const prepare = async () => {
       const now = new Date();
-      const prospective = { guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now, deleted_at: null };
-      const { values, violations } = checkNewEvent(event, prospective);
+      const prospective = { ...EVENT_SERVER_DEFAULTS, guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now };
+      const { values, violations } = checkNew(EVENT, event, prospective);
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       return { result: eventMessage(record), write: (trx: Knex) => this.events.insert(record, trx) };
@@ -84,10 +89,10 @@ export class EventService {
     return retryWrite('event', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('event', request.etag, () => ({ etag: eventEtag(current), version: current.version }));
-      const { changes, violations } = checkEventChanges(event, request.update_mask, current);
+      const { changes, guards, violations } = checkChanges(EVENT, event, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return eventMessage(current);
-      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version });
+      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });
       return updated && eventMessage(updated);
     });
   }

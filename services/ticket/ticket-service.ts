@@ -8,18 +8,23 @@ import {
   type StreamTicketsRequest,
   type UpdateTicketRequest,
 } from '../../lib/gen/ticketing/v1/ticket.js';
+import { defaultsOf } from '../../lib/fields/kinds.js';
+import { TICKET, TICKET_FIELDS } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize, ticketListKey } from './domain/paging.js';
 import type { TicketRecord } from './domain/ticket-fields.js';
-import { checkNewTicket, checkTicketChanges } from './domain/ticket-validation.js';
+import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import type { EventService } from './event-service.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { storedGuid } from './request-guid.js';
 import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { ticketEtag, ticketMessage } from './messages.js';
 import type { TicketStore } from './store/ticket-store.js';
+
+/** The server-managed values of a new ticket that are not set per ticket (the counts start at 0, deleted_at at null). */
+const TICKET_SERVER_DEFAULTS = defaultsOf(TICKET_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof TICKET_FIELDS>, 'guid' | 'company_id' | 'event_id' | 'created_at'>;
 
 /** Rows per query of StreamTickets: memory stays constant however long the list. */
 const STREAM_BATCH = 500;
@@ -76,18 +81,8 @@ export class TicketService {
     const prepare = async () => {
       const event = await this.events.find(caller, request.event_id);
       const now = new Date();
-      const prospective = {
-        guid: newGuid(),
-        company_id: event.company_id,
-        event_id: event.guid,
-        created_at: now,
-        deleted_at: null,
-        sold_count: 0,
-        scanned_count: 0,
-        reserved_count: 0,
-        pending_count: 0,
-      };
-      const { values, violations } = checkNewTicket(ticket, prospective);
+      const prospective = { ...TICKET_SERVER_DEFAULTS, guid: newGuid(), company_id: event.company_id, event_id: event.guid, created_at: now };
+      const { values, violations } = checkNew(TICKET, ticket, prospective);
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       const write = async (trx: Knex) => {
@@ -119,7 +114,7 @@ export class TicketService {
     return retryWrite('ticket', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
-      const { changes, guards, violations } = checkTicketChanges(ticket, request.update_mask, current);
+      const { changes, guards, violations } = checkChanges(TICKET, ticket, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return ticketMessage(current, new Date());
       const updated = await this.tickets.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });

@@ -12,11 +12,12 @@ import {
 } from '../../../lib/fields/kinds.js';
 import { sameGuid, sameSecond } from './field-checks.js';
 import { checkValue } from './field-rules.js';
+import { orderGuards, orderViolations, type ColumnGuard } from './order-rules.js';
 
 /**
  * The checks of a creation and of an update, for any resource of lib/fields: value rules of
  * the writable fields, server-managed fields sent back, the update mask (AIP-134). The
- * resource adds its cross-field rules.
+ * order rules between two fields are the resource's too (lib/fields, order-rules.ts).
  */
 
 const SERVER_MANAGED_MESSAGE = 'is managed by the service and cannot be changed';
@@ -25,8 +26,6 @@ type Writable<T extends FieldTable> = FieldsWithRole<T, 'writable'>;
 type ServerManaged<T extends FieldTable> = FieldsWithRole<T, 'server-managed'>;
 export type ServerManagedValues<T extends FieldTable> = ValuesOf<T, 'server-managed'>;
 
-/** The rules that join two fields; `changed` are the fields this request sets (validly). */
-export type CrossFieldRule<T extends FieldTable> = (values: ValuesOf<T, 'writable'>, changed: ReadonlySet<Writable<T>>) => FieldViolation[];
 
 /** The message's value of a field (proto field names are the table's names). */
 function sent(message: object, field: string): unknown {
@@ -51,12 +50,11 @@ export function checkNew<T extends FieldTable>(
   resource: Resource<T>,
   message: object,
   prospective: ServerManagedValues<T>,
-  crossField: CrossFieldRule<T>,
 ): { values: ValuesOf<T, 'writable'>; violations: FieldViolation[] } {
   const table = resource.fields;
   const violations: FieldViolation[] = [];
   const values: Record<string, unknown> = { ...defaultsOf(table) };
-  const changed = new Set<Writable<T>>();
+  const changed = new Set<string>();
   const required: readonly string[] = requiredFields(table);
   for (const field of fieldsWithRole(table, 'writable')) {
     const raw = sent(message, field);
@@ -77,9 +75,8 @@ export function checkNew<T extends FieldTable>(
     const carried = raw !== undefined && raw !== '';
     if (carried && !sameAsServer(table[field]!, raw, prospective[field])) violations.push({ field, description: SERVER_MANAGED_MESSAGE });
   }
-  const typed = values as ValuesOf<T, 'writable'>;
-  violations.push(...crossField(typed, changed));
-  return { values: typed, violations };
+  violations.push(...orderViolations(resource, values, changed));
+  return { values: values as ValuesOf<T, 'writable'>, violations };
 }
 
 export interface ClassifiedMask<T extends FieldTable> {
@@ -111,7 +108,8 @@ export function classifyMask<T extends FieldTable>(resource: Resource<T>, paths:
 
 /**
  * Update: the mask names the fields to change; a masked field that is unset in the message
- * becomes null. Server-managed fields must match the stored values (`guid` names the
+ * becomes null. The guards let the UPDATE re-check the order rules against the row it
+ * changes, so that they also hold under concurrent updates. Server-managed fields must match the stored values (`guid` names the
  * resource, so a different one is refused here too); anything else is unknown.
  */
 export function checkChanges<T extends FieldTable>(
@@ -119,8 +117,7 @@ export function checkChanges<T extends FieldTable>(
   message: object,
   mask: readonly string[] | undefined,
   current: ValuesOf<T, 'writable' | 'server-managed'>,
-  crossField: CrossFieldRule<T>,
-): { changes: Partial<ValuesOf<T, 'writable'>>; violations: FieldViolation[] } {
+): { changes: Partial<ValuesOf<T, 'writable'>>; guards: ColumnGuard[]; violations: FieldViolation[] } {
   const table = resource.fields;
   const paths = classifyMask(resource, mask, message);
   const violations: FieldViolation[] = [...paths.unknown];
@@ -134,7 +131,6 @@ export function checkChanges<T extends FieldTable>(
   for (const field of paths.serverManaged) {
     if (!sameAsServer(table[field]!, sent(message, field), stored[field])) violations.push({ field, description: SERVER_MANAGED_MESSAGE });
   }
-  const typed = changes as Partial<ValuesOf<T, 'writable'>>;
-  violations.push(...crossField({ ...stored, ...typed } as ValuesOf<T, 'writable'>, new Set(Object.keys(typed) as Array<Writable<T>>)));
-  return { changes: typed, violations };
+  violations.push(...orderViolations(resource, { ...stored, ...changes }, new Set(Object.keys(changes))));
+  return { changes: changes as Partial<ValuesOf<T, 'writable'>>, guards: orderGuards(resource, changes), violations };
 }

@@ -2,7 +2,8 @@ import { isMysql, type Knex } from '../../../lib/db.js';
 import { EVENT_FIELDS } from '../../../lib/fields/event.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../domain/event-fields.js';
-import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';
+import type { ColumnGuard } from '../domain/order-rules.js';
+import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 
 type Raw = Record<string, unknown>;
 
@@ -14,6 +15,11 @@ export interface WriteOptions {
   now: Date;
   /** Only change the row while it still has this version (If-Match). */
   version?: number;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  /** Conditions on the stored row that must still hold (order rules). */
+  guards?: readonly ColumnGuard[];
 }
 
 /** All SQL about events. Every statement is confined to the caller's companies and to live events. */
@@ -47,11 +53,12 @@ export class EventStore {
   }
 
   /** One UPDATE of only the given columns, and the row as it left it (see TicketStore.update); undefined when no live row matched. */
-  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: WriteOptions): Promise<EventRecord | undefined> {
+  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: UpdateOptions): Promise<EventRecord | undefined> {
     const set = rowFromValues(EVENT_FIELDS, changes);
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('events'), companyIds).where('guid', guid);
       if (options.version !== undefined) query.where('version', options.version);
+      guarded(query, EVENT_FIELDS, options.guards);
       const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       return toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);

@@ -1,11 +1,9 @@
 import type { Knex } from '../../../lib/db.js';
-import { columnOf } from '../../../lib/fields/kinds.js';
-import { rowFromValues, toColumn, valuesFromRow } from '../../../lib/fields/rows.js';
+import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { TICKET_FIELDS } from '../../../lib/fields/ticket.js';
 import type { TicketRecord, TicketValues } from '../domain/ticket-fields.js';
-import type { ColumnGuard } from '../domain/ticket-validation.js';
-import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';
-import type { WriteOptions } from './event-store.js';
+import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
+import type { UpdateOptions, WriteOptions } from './event-store.js';
 
 type Raw = Record<string, unknown>;
 
@@ -13,10 +11,6 @@ function toRecord(row: Raw): TicketRecord {
   return { ...valuesFromRow<Omit<TicketRecord, 'id' | 'version'>>(TICKET_FIELDS, row), id: Number(row.id), version: Number(row.version) };
 }
 
-export interface TicketUpdateOptions extends WriteOptions {
-  /** Conditions on the stored row that must still hold (cross-field rules). */
-  guards?: readonly ColumnGuard[];
-}
 
 /** All SQL about tickets. Every statement is confined to the caller's companies and to live tickets. */
 export class TicketStore {
@@ -48,17 +42,12 @@ export class TicketStore {
     companyIds: readonly string[],
     guid: string,
     changes: Partial<TicketValues>,
-    options: TicketUpdateOptions,
+    options: UpdateOptions,
   ): Promise<TicketRecord | undefined> {
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('tickets'), companyIds).where('guid', guid);
       if (options.version !== undefined) query.where('version', options.version);
-      for (const guard of options.guards ?? []) {
-        const value = toColumn(guard.value) as string | number;
-        const column = columnOf(TICKET_FIELDS, guard.column);
-        if (guard.orNull) query.where((q) => q.whereNull(column).orWhere(column, guard.op, value));
-        else query.where(column, guard.op, value);
-      }
+      guarded(query, TICKET_FIELDS, options.guards);
       const count = await query.update({ ...rowFromValues(TICKET_FIELDS, changes), updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       const row = await visibleTo(trx('tickets'), companyIds).where('guid', guid).first();
