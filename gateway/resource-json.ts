@@ -1,4 +1,4 @@
-import type { FieldTable } from '../lib/fields/kinds.js';
+import { creationFields, type FieldTable } from '../lib/fields/kinds.js';
 import { fromMessageField } from '../lib/fields/messages.js';
 import { formatTimestamp } from '../lib/time.js';
 
@@ -23,8 +23,5 @@ export function resourceJson(table: FieldTable, message: object): Record<string,
 /** The creation response: the fields marked for it, in their order; computed fields are null there (spec section 3). */
 export function creationJson(table: FieldTable, message: object): Record<string, unknown> {
   const full = resourceJson(table, message);
-  const fields = Object.entries(table)
-    .filter(([, def]) => def.inCreationResponse !== undefined)
-    .sort(([, a], [, b]) => a.inCreationResponse! - b.inCreationResponse!);
-  return Object.fromEntries(fields.map(([field, def]) => [field, def.role === 'computed' ? null : full[field]]));
+  return Object.fromEntries(creationFields(table).map((field) => [field, table[field]!.role === 'computed' ? null : full[field]]));
 }

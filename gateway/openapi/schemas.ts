@@ -1,5 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
-import { defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
 
@@ -86,12 +86,11 @@ function resourceSchema(resource: Resource, description: string): Schema {
 
 /** The creation response: the fields marked for it, computed ones null. */
 function creationSchema(resource: Resource, description: string): Schema {
-  const fields = jsonFields(resource).filter((field) => resource.fields[field]!.inCreationResponse !== undefined);
   const schemaOf = (field: string) => {
     const def = resource.fields[field]!;
     return def.role === 'computed' ? { type: 'null', description: def.description } : responseSchema(def);
   };
-  return objectOf(fields, schemaOf, { description });
+  return objectOf(creationFields(resource.fields), schemaOf, { description });
 }
 
 const SERVER_MANAGED_NOTE = 'Managed by the service: may be sent back unchanged; a different value is refused (422).';

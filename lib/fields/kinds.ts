@@ -102,6 +102,13 @@ export function fieldsWithRole<T extends FieldTable, R extends FieldRole>(table:
   return fieldNames(table).filter((name) => (roles as FieldRole[]).includes(table[name]!.role)) as Array<FieldsWithRole<T, R>>;
 }
 
+/** The fields of the creation response, in its order (empty: the creation response is the full object). */
+export function creationFields(table: FieldTable): string[] {
+  return fieldNames(table)
+    .filter((name) => table[name]!.inCreationResponse !== undefined)
+    .sort((a, b) => table[a]!.inCreationResponse! - table[b]!.inCreationResponse!);
+}
+
 /** Stored fields: every field but the computed ones. */
 export function storedFields<T extends FieldTable>(table: T): Array<keyof T & string> {
   return fieldNames(table).filter((name) => table[name]!.role !== 'computed');
