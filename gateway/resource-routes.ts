@@ -53,7 +53,7 @@ const ifMatchOf = (req: Request) => req.get('if-match') ?? '';
 export const param = (req: Request, name: string) => req.params[name] as string;
 
 /** The object with its ETag. */
-export function sendResource<M extends ResourceMessage>(res: Response, face: ResourceFace<M>, message: M, body: unknown = resourceJson(face.resource.fields, message)) {
+function sendResource<M extends ResourceMessage>(res: Response, face: ResourceFace<M>, message: M, body: unknown = resourceJson(face.resource.fields, message)) {
   res.set('ETag', etagHeader(message.etag)).json(body);
 }
 

@@ -7,7 +7,7 @@ import type { FieldDef, FieldTable, ValueOfAny } from './kinds.js';
  */
 
 /** The enum number of a value; 0 (UNSPECIFIED, refused by the service) for a value the enum lacks. */
-export function enumNumber(values: readonly string[], value: string): number {
+function enumNumber(values: readonly string[], value: string): number {
   return values.indexOf(value) + 1;
 }
 

@@ -24,8 +24,9 @@ export function checkInteger(value: number, min: number): string | undefined {
   return undefined;
 }
 
-export function checkEnum(value: string, allowed: readonly string[]): string | undefined {
-  return allowed.includes(value) ? undefined : `must be one of ${allowed.join(', ')}`;
+/** The problem of a value an enumeration lacks. */
+export function notInEnum(allowed: readonly string[]): string {
+  return `must be one of ${allowed.join(', ')}`;
 }
 
 export function checkTimestamp(value: Date): string | undefined {

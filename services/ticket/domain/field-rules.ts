@@ -1,7 +1,7 @@
 import { checkDecimal } from '../../../lib/fields/decimal.js';
 import type { FieldDef, ValueOfAny } from '../../../lib/fields/kinds.js';
 import { fromMessageField } from '../../../lib/fields/messages.js';
-import { checkEnum, checkInteger, checkText, checkTimestamp } from './field-checks.js';
+import { checkInteger, checkText, checkTimestamp, notInEnum } from './field-checks.js';
 
 export type CheckedValue = { value: ValueOfAny } | { error: string };
 
@@ -26,7 +26,7 @@ export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
       return { value: raw as boolean };
     case 'enum': {
       const value = fromMessageField(def, raw) as string | null;
-      return value === null ? { error: checkEnum('', kind.values)! } : { value };
+      return value === null ? { error: notInEnum(kind.values) } : { value };
     }
     case 'timestamp':
       return problem(checkTimestamp(raw as Date), raw as Date);

@@ -26,7 +26,6 @@ type Writable<T extends FieldTable> = FieldsWithRole<T, 'writable'>;
 type ServerManaged<T extends FieldTable> = FieldsWithRole<T, 'server-managed'>;
 export type ServerManagedValues<T extends FieldTable> = ValuesOf<T, 'server-managed'>;
 
-
 /** The message's value of a field (proto field names are the table's names). */
 function sent(message: object, field: string): unknown {
   return (message as Record<string, unknown>)[field];
@@ -79,7 +78,7 @@ export function checkNew<T extends FieldTable>(
   return { values: values as ValuesOf<T, 'writable'>, violations };
 }
 
-export interface ClassifiedMask<T extends FieldTable> {
+interface ClassifiedMask<T extends FieldTable> {
   writable: Array<Writable<T>>;
   serverManaged: Array<ServerManaged<T>>;
   /** One violation per path that names no field. */
@@ -91,7 +90,7 @@ export interface ClassifiedMask<T extends FieldTable> {
  * the message" (AIP-134). Ignored and computed fields are accepted and ignored; a field
  * that is not part of the object (the etag) is unknown.
  */
-export function classifyMask<T extends FieldTable>(resource: Resource<T>, paths: readonly string[] | undefined, message: object): ClassifiedMask<T> {
+function classifyMask<T extends FieldTable>(resource: Resource<T>, paths: readonly string[] | undefined, message: object): ClassifiedMask<T> {
   const table = resource.fields;
   if (!paths || paths.length === 0) {
     return { writable: fieldsWithRole(table, 'writable').filter((field) => sent(message, field) !== undefined), serverManaged: [], unknown: [] };
