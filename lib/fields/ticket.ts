@@ -1,4 +1,4 @@
-import type { FieldDef, Resource } from './kinds.js';
+import type { FieldDef, FieldRole, Resource, ValuesOf } from './kinds.js';
 
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
@@ -67,3 +67,25 @@ export const TICKET: Resource<typeof TICKET_FIELDS> = {
     { lower: 'available_from', upper: 'available_until', allowEqual: false, lowerMessage: 'must be before {upper}', upperMessage: 'must be after {lower}' },
   ],
 };
+
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+/** What the status is computed from. */
+type StatusInputs = Pick<
+  ValuesOf<typeof TICKET_FIELDS, FieldRole>,
+  'status_overrule' | 'available_from' | 'available_until' | 'sold_count' | 'reserved_count' | 'pending_count' | 'availability_margin' | 'available_stock'
+>;
+
+/**
+ * The definition of the computed `status` (docs/ticket-api.md "Responses"), evaluated by the
+ * ticket service on every read: the override when status_overrule is not auto; else the sale
+ * window [available_from, available_until); else sold out when sold + reserved + pending +
+ * margin reach the stock; else available.
+ */
+export function ticketStatus(ticket: StatusInputs, now: Date): TicketStatus {
+  if (ticket.status_overrule !== 'auto') return ticket.status_overrule;
+  if (ticket.available_from && now.getTime() < ticket.available_from.getTime()) return 'not_yet_available';
+  if (ticket.available_until && now.getTime() >= ticket.available_until.getTime()) return 'no_longer_available';
+  const taken = ticket.sold_count + ticket.reserved_count + ticket.pending_count + ticket.availability_margin;
+  return taken >= ticket.available_stock ? 'sold_out' : 'available';
+}

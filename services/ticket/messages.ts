@@ -2,11 +2,10 @@ import { Event } from '../../lib/gen/ticketing/v1/event.js';
 import { Ticket } from '../../lib/gen/ticketing/v1/ticket.js';
 import { EVENT_FIELDS, EVENT_STATUSES } from '../../lib/fields/event.js';
 import { toMessageFields } from '../../lib/fields/messages.js';
-import { TICKET_FIELDS } from '../../lib/fields/ticket.js';
+import { TICKET_FIELDS, ticketStatus } from '../../lib/fields/ticket.js';
 import { etagOf } from './domain/etag.js';
 import type { EventRecord } from './domain/event-fields.js';
 import type { TicketRecord } from './domain/ticket-fields.js';
-import { ticketStatus } from './domain/ticket-status.js';
 
 /** Stored records as protobuf messages (lib/fields/messages.ts), with their computed fields. */
 
