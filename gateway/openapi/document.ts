@@ -25,6 +25,24 @@ interface Operation {
 const EVENT_ERRORS = [400, 401, 404, 422, 503, 504];
 const API_CLIENTS_BY_USERS = 'Only a user\'s own token (password or refresh_token grant) manages API clients; an API client\'s token gets 403.';
 
+/** GET, PUT and DELETE of one object (gateway/resource-routes.ts: itemRoutes), named after its schema. */
+function itemOperations(tag: Operation['tag'], schema: string, summaries: Record<'get' | 'put' | 'delete', string>): Partial<Record<Method, Operation>> {
+  const conditional = ['guid', 'Company', 'If-Match'];
+  return {
+    get: { tag, operationId: `get${schema}`, summary: summaries.get, ok: { status: 200, schema, headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+    put: {
+      tag,
+      operationId: `update${schema}`,
+      summary: summaries.put,
+      body: `${schema}Update`,
+      ok: { status: 200, schema, headers: ['ETag'] },
+      errors: [...EVENT_ERRORS, 412, 413, 415],
+      parameters: conditional,
+    },
+    delete: { tag, operationId: `delete${schema}`, summary: summaries.delete, ok: { status: 204, schema: '' }, errors: [...EVENT_ERRORS, 412], parameters: conditional },
+  };
+}
+
 function operations(authPrefix: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
     [`${authPrefix}/users`]: {
@@ -134,26 +152,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         parameters: ['Company', 'limit', 'cursor'],
       },
     },
-    '/event/{guid}': {
-      get: { tag: 'events', operationId: 'getEvent', summary: 'Get an event', ok: { status: 200, schema: 'Event', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
-      put: {
-        tag: 'events',
-        operationId: 'updateEvent',
-        summary: 'Update an event (partial)',
-        body: 'EventUpdate',
-        ok: { status: 200, schema: 'Event', headers: ['ETag'] },
-        errors: [...EVENT_ERRORS, 412, 413, 415],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-      delete: {
-        tag: 'events',
-        operationId: 'deleteEvent',
-        summary: 'Delete an event and its tickets (soft)',
-        ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 412],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-    },
+    '/event/{guid}': itemOperations('events', 'Event', { get: 'Get an event', put: 'Update an event (partial)', delete: 'Delete an event and its tickets (soft)' }),
     '/event/{eventGuid}/ticket': {
       post: {
         tag: 'tickets',
@@ -184,26 +183,11 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         parameters: ['Company'],
       },
     },
-    '/ticket/{guid}': {
-      get: { tag: 'tickets', operationId: 'getTicket', summary: 'Get a ticket', ok: { status: 200, schema: 'Ticket', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
-      put: {
-        tag: 'tickets',
-        operationId: 'updateTicket',
-        summary: 'Update a ticket (partial: only the fields sent change)',
-        body: 'TicketUpdate',
-        ok: { status: 200, schema: 'Ticket', headers: ['ETag'] },
-        errors: [...EVENT_ERRORS, 412, 413, 415],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-      delete: {
-        tag: 'tickets',
-        operationId: 'deleteTicket',
-        summary: 'Delete a ticket (soft)',
-        ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 412],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-    },
+    '/ticket/{guid}': itemOperations('tickets', 'Ticket', {
+      get: 'Get a ticket',
+      put: 'Update a ticket (partial: only the fields sent change)',
+      delete: 'Delete a ticket (soft)',
+    }),
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },

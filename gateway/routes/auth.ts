@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
+import { authBackend } from '../backends.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
 import { problemFromGrpc, type Problem } from '../problem.js';
@@ -12,46 +13,46 @@ const optionalStr = (value: unknown): string | undefined => (typeof value === 's
 /** REST face of the auth service, mounted under {auth_url}. */
 export function authRoutes(clients: BackendClients, call: Caller): Router {
   const router = Router();
-  const auth = clients.auth;
+  const auth = authBackend(clients.auth, call);
 
   router.post('/users', async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const user = await call(auth.signUp.bind(auth), {
+    const user = await auth.signUp(req, {
       name: str(body.name),
       email: str(body.email),
       password: str(body.password),
       company_name: optionalStr(body.company_name),
       phone: optionalStr(body.phone),
-    }, req);
+    });
     res.status(201).json(userJson(user));
   });
 
   router.get('/users/me', async (req, res) => {
-    res.json(userJson(await call(auth.getCurrentUser.bind(auth), {}, req)));
+    res.json(userJson(await auth.getCurrentUser(req, {})));
   });
 
   router.get('/companies', async (req, res) => {
-    const { companies } = await call(auth.listCompanies.bind(auth), {}, req);
+    const { companies } = await auth.listCompanies(req, {});
     res.json(companies.map(companyJson));
   });
 
   router.post('/companies', async (req, res) => {
-    const company = await call(auth.createCompany.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    const company = await auth.createCompany(req, { name: str((req.body as Record<string, unknown>).name) });
     res.status(201).json(companyJson(company));
   });
 
   router.post('/clients', async (req, res) => {
-    const client = await call(auth.createApiClient.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    const client = await auth.createApiClient(req, { name: str((req.body as Record<string, unknown>).name) });
     res.status(201).set('Cache-Control', 'no-store').json({ ...apiClientJson(client), client_secret: client.client_secret });
   });
 
   router.get('/clients', async (req, res) => {
-    const { clients } = await call(auth.listApiClients.bind(auth), {}, req);
+    const { clients } = await auth.listApiClients(req, {});
     res.json(clients.map(apiClientJson));
   });
 
   router.delete('/clients/:clientId', async (req, res) => {
-    await call(auth.deleteApiClient.bind(auth), { client_id: req.params.clientId! }, req);
+    await auth.deleteApiClient(req, { client_id: req.params.clientId! });
     res.status(204).end();
   });
 
@@ -70,7 +71,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
       client_secret: basic?.secret ?? str(body.client_secret),
     };
     try {
-      const token = await call(auth.issueToken.bind(auth), request, req);
+      const token = await auth.issueToken(req, request);
       res.json({
         token_type: token.token_type,
         access_token: token.access_token,
@@ -91,7 +92,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
       return;
     }
     try {
-      await call(auth.revokeToken.bind(auth), { token: str(body.token), token_type_hint: str(body.token_type_hint) }, req);
+      await auth.revokeToken(req, { token: str(body.token), token_type_hint: str(body.token_type_hint) });
       res.status(200).json({});
     } catch (err) {
       sendOAuthError(res, err);

@@ -1,7 +1,7 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { isDependencyDown } from '../dependency-down.js';
 import { Any } from '../gen/google/protobuf/any.js';
-import { BadRequest, ErrorInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
+import { BadRequest, ErrorInfo, ResourceInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
 import { Status } from '../gen/google/rpc/status.js';
 
 export { status as GrpcCode };
@@ -21,6 +21,8 @@ export interface ErrorDetails {
    * raised by itself (a reset stream, a refused frame): their text is internal.
    */
   message?: string;
+  /** The resource that was not found (google.rpc.ResourceInfo). */
+  resource?: { type: string; name: string };
 }
 
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -43,8 +45,9 @@ export class RpcError extends Error {
   static invalidArgument(violations: FieldViolation[], message = 'The request has invalid fields.'): RpcError {
     return new RpcError(status.INVALID_ARGUMENT, message, { fieldViolations: violations });
   }
-  static notFound(what: string): RpcError {
-    return new RpcError(status.NOT_FOUND, `${what} not found.`);
+  /** `resource`: the full message name and the name (guid) that was asked for, as google.rpc.ResourceInfo. */
+  static notFound(what: string, resource?: { type: string; name: string }): RpcError {
+    return new RpcError(status.NOT_FOUND, `${what} not found.`, { resource });
   }
   static unauthenticated(message: string, reason?: string): RpcError {
     return new RpcError(status.UNAUTHENTICATED, message, { reason });
@@ -57,11 +60,15 @@ export class RpcError extends Error {
 /** The status object a grpc-js server callback takes, with details in the standard trailer. */
 export function toStatusObject(err: RpcError): Partial<StatusObject> {
   const details: Any[] = [];
-  const { fieldViolations, reason, retryAfterSeconds } = err.details;
+  const { fieldViolations, reason, retryAfterSeconds, resource } = err.details;
   if (fieldViolations?.length) {
     details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
   }
   if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: {} }).finish()));
+  if (resource) {
+    const info = { resource_type: resource.type, resource_name: resource.name, owner: '', description: '' };
+    details.push(pack('google.rpc.ResourceInfo', ResourceInfo.encode(info).finish()));
+  }
   if (retryAfterSeconds !== undefined) {
     details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay: { seconds: retryAfterSeconds, nanos: 0 } }).finish()));
   }
@@ -89,6 +96,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
         result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
       } else if (typeName === 'google.rpc.ErrorInfo') {
         result.reason = ErrorInfo.decode(detail.value).reason;
+      } else if (typeName === 'google.rpc.ResourceInfo') {
+        const info = ResourceInfo.decode(detail.value);
+        result.resource = { type: info.resource_type, name: info.resource_name };
       } else if (typeName === 'google.rpc.RetryInfo') {
         result.retryAfterSeconds = RetryInfo.decode(detail.value).retry_delay?.seconds;
       }

@@ -4,7 +4,9 @@ import { missingTokenError } from '../../lib/grpc/caller.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
-import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
+import { User, type ApiClient, type Company, type CreateApiClientResponse, type IssueTokenRequest, type IssueTokenResponse } from '../../lib/gen/auth/v1/auth.js';
+import { toMessageFields } from '../../lib/fields/messages.js';
+import { USER_FIELDS } from '../../lib/fields/user.js';
 import type { AccessTokens } from './domain/access-tokens.js';
 import { effectiveCompanies, requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
@@ -346,17 +348,7 @@ function requireUserSession(caller: Caller): void {
 }
 
 export function toUser(user: UserRow): User {
-  return {
-    guid: user.guid,
-    default_company_id: user.default_company_id,
-    whitelabel_id: user.whitelabel_id,
-    name: user.name,
-    email: user.email,
-    phone: user.phone ?? undefined,
-    created_at: user.created_at,
-    updated_at: user.updated_at,
-    deleted_at: user.deleted_at,
-  };
+  return User.fromPartial(toMessageFields(USER_FIELDS, user) as Partial<User>);
 }
 
 function toCompany(company: CompanyRow): Company {

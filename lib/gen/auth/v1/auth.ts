@@ -30,6 +30,7 @@ export const protobufFileName = "auth/v1/auth.proto";
  * --experimental_allow_proto3_optional), or buf. Generated TypeScript: lib/gen (ts-proto).
  */
 
+/** The caller's own record: every field is output only (sign-up takes SignUpRequest). */
 export interface User {
   guid: string;
   default_company_id: string;
