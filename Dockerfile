@@ -36,6 +36,6 @@ COPY proto ./proto
 # DATA_DIR: only used without MySQL (SQLite files) or without AUTH_JWT_SECRET outside production.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 8080 50051 50052
+EXPOSE 8080 50051 50052 9464
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/gateway/main.js"]

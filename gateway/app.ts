@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
-import { httpDuration, httpRequests, registry } from '../lib/metrics.js';
-import { parseBody } from './body.js';
+import { httpDuration, httpRequests } from '../lib/metrics.js';
+import { parseBody, refuseBody } from './body.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
+import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
-import { problemFromGrpc, sendProblem } from './problem.js';
-import { caller } from './request-context.js';
-import { authRoutes, sendOAuthBodyError } from './routes/auth.js';
+import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
+import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
+import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
@@ -41,10 +42,6 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   });
 
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
-
   app.get('/healthz', async (_req, res) => {
     const deadline = Math.min(config.GRPC_DEADLINE_MS, 2000);
     const [auth, ticket] = await Promise.all([isServing(clients.authHealth, deadline), isServing(clients.ticketHealth, deadline)]);
@@ -59,13 +56,29 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   app.use(docsPage());
 
   const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
+  // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
+  const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
+  const pathOf = (req: Request) => req.originalUrl.split('?')[0]!;
+  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (isTokenRequest(req.method, pathOf(req)) ? sendOAuthRequestError : sendProblem);
+  // Sign-up and the token endpoints are the only routes that take a body without a bearer token.
+  const isPublic = (req: Request) => isTokenRequest(req.method, pathOf(req)) || (req.method === 'POST' && pathOf(req) === `${config.AUTH_PATH_PREFIX}/users`);
+  const hasBody = (req: Request) => ['POST', 'PUT', 'PATCH'].includes(req.method);
+
+  // Headers that cannot be forwarded are answered before anything else (and before the body is read).
+  const checkForwarding = (req: Request, res: Response, next: NextFunction) => {
+    const problem = forwardingProblem(req);
+    return problem ? refuseBody(req, res, () => respondFor(req)(res, problem)) : next();
+  };
   const body = parseBody(config.BODY_LIMIT_BYTES);
-  const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthBodyError);
+  const tokenBody = parseBody(config.BODY_LIMIT_BYTES, sendOAuthRequestError);
+  // Without a bearer token such a request is answered 401 before its body costs a read (docs/ticket-api.md, Limits).
+  const tokenBeforeBody = (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req) || isPublic(req) || bearerTokenOf(req.get('authorization'))) return next();
+    refuseBody(req, res, () => sendProblem(res, { status: 401, detail: missingTokenError().message }));
+  };
   const parseWhenSent = (req: Request, res: Response, next: NextFunction) => {
-    if (!['POST', 'PUT', 'PATCH'].includes(req.method)) return next();
-    // The token endpoints answer every error in RFC 6749 form, unreadable bodies included.
-    const tokenEndpoint = req.baseUrl === config.AUTH_PATH_PREFIX && (req.path === '/tokens' || req.path === '/tokens/revoke');
-    return (tokenEndpoint ? tokenBody : body)(req, res, next);
+    if (!hasBody(req)) return next();
+    return (respondFor(req) === sendOAuthRequestError ? tokenBody : body)(req, res, next);
   };
 
   // Express resets req.baseUrl once a router is done; keep the mount point for the route label.
@@ -73,12 +86,13 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     res.locals.routePrefix = req.baseUrl;
     next();
   };
-  app.use(config.AUTH_PATH_PREFIX, rememberPrefix, parseWhenSent, authRoutes(clients, call));
-  app.use(parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call));
+  app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof UnforwardableRequest) return respondFor(req)(res, err.problem);
     if (isServiceError(err)) {
       const problem = problemFromGrpc(err);
       if (problem.status >= 500) logger.warn({ requestId: res.locals.requestId, path: req.path, code: err.code }, 'backend call failed');

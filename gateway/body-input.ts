@@ -2,55 +2,48 @@ import { status } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
-import { coerce, type FieldType, type InputValue } from './field-input.js';
+import { fieldDef, type Resource } from '../lib/fields/kinds.js';
+import { toMessageFields } from '../lib/fields/messages.js';
+import { coerce, type InputValue } from './field-input.js';
 import { sendProblem } from './problem.js';
 
-export interface TranslatedBody {
-  /** Field -> value, null meaning "set to null" (unset in the message). */
-  values: Map<string, InputValue>;
+export interface ResourceInput {
+  /** The partial message (null values unset), for the message type's fromPartial. */
+  fields: Record<string, unknown>;
   /** Every key sent, in order: the update mask (AIP-134, as grpc-gateway derives it). */
-  mask: string[];
-  /** Values that could not be turned into their field's type. */
+  updateMask: string[];
+  /** Values that could not be turned into their field's type, found before the service is asked. */
   violations: FieldViolation[];
 }
 
 /**
- * Body -> field values. A key that names no field goes into the mask (`unknownKeys:
- * 'mask'`, so the service refuses it on update) or is refused here at creation, where no
- * mask exists (`'refuse'`).
+ * A body -> a resource message, by the resource's field table. A key that names no field
+ * goes into the mask (`unknownKeys: 'mask'`, so the service refuses it on update) or is
+ * refused here at creation, where no mask exists (`'refuse'`). Ignored and computed fields
+ * go into the mask without a value (the service ignores them).
  */
-export function translateBody(
-  body: Record<string, unknown>,
-  kind: BodyKind,
-  fields: ReadonlyMap<string, FieldType>,
-  options: { unknownKeys: 'mask' | 'refuse'; noun: string },
-): TranslatedBody {
-  const result: TranslatedBody = { values: new Map(), mask: [], violations: [] };
+export function resourceInput(resource: Resource, body: Record<string, unknown>, kind: BodyKind, unknownKeys: 'mask' | 'refuse'): ResourceInput {
+  const values: Record<string, InputValue> = {};
+  const result: ResourceInput = { fields: {}, updateMask: [], violations: [] };
   for (const [key, raw] of Object.entries(body)) {
-    const type = fields.get(key);
-    if (type === undefined) {
-      if (options.unknownKeys === 'mask') result.mask.push(key);
-      else result.violations.push({ field: key, description: `is not a field of the ${options.noun}` });
-    } else if (type === 'ignored') {
-      result.mask.push(key);
+    const def = fieldDef(resource.fields, key);
+    if (def === undefined || def.notInJson) {
+      if (unknownKeys === 'mask') result.updateMask.push(key);
+      else result.violations.push({ field: key, description: `is not a field of the ${resource.noun}` });
+    } else if (def.role === 'ignored' || def.role === 'computed') {
+      result.updateMask.push(key);
     } else {
-      const coerced = coerce(type, raw, kind);
+      const coerced = coerce(def, raw, kind);
       if ('error' in coerced) {
         result.violations.push({ field: key, description: coerced.error });
       } else {
-        result.values.set(key, coerced.value);
-        result.mask.push(key);
+        values[key] = coerced.value;
+        result.updateMask.push(key);
       }
     }
   }
+  result.fields = toMessageFields(resource.fields, values);
   return result;
-}
-
-/** The values as a partial message (the field table gives each its message type): null becomes unset. */
-export function messageFields<M>(values: ReadonlyMap<string, InputValue>): Partial<M> {
-  const fields: Record<string, string | number | boolean | Date> = {};
-  for (const [key, value] of values) if (value !== null) fields[key] = value;
-  return fields as Partial<M>;
 }
 
 /**

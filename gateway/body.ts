@@ -11,12 +11,15 @@ export type BodyKind = 'json' | 'form' | 'none';
 /**
  * Parses JSON, URL-encoded and multipart bodies into req.body (a plain object) and records
  * in res.locals.bodyKind whether the values are typed (json) or all strings (form).
- * 400 malformed, 413 over the limit, 415 any other content type.
+ * 400 malformed, 413 over the limit, 415 any other content type. The limit holds for the
+ * whole body as it arrives on the wire, whatever its encoding and whether it is chunked:
+ * past it the answer is 413 at once and nothing more is read.
  */
 export function parseBody(limitBytes: number, respond: (res: Response, problem: Problem) => void = sendProblem) {
   const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: false });
   const form = express.urlencoded({ extended: false, limit: limitBytes, parameterLimit: 200 });
   const multipart = multer({ limits: { fieldSize: limitBytes, fields: 200, files: 0, parts: 200 } }).none();
+  const tooLarge: Problem = { status: 413, detail: `The request body is larger than ${limitBytes} bytes.` };
 
   return (req: Request, res: Response, next: NextFunction) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -25,13 +28,19 @@ export function parseBody(limitBytes: number, respond: (res: Response, problem: 
       res.locals.bodyKind = 'none' satisfies BodyKind;
       return next();
     }
-    if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
-      return respond(res, { status: 413, detail: `The request body is larger than ${limitBytes} bytes.` });
-    }
+    if (Number(req.headers['content-length'] ?? 0) > limitBytes) return refuseBody(req, res, () => respond(res, tooLarge));
+    let answered = false;
+    const answer = (problem: Problem) => {
+      if (answered) return;
+      answered = true;
+      respond(res, problem);
+    };
+    countBody(req, limitBytes, () => refuseBody(req, res, () => answer(tooLarge)));
     const done = (kind: BodyKind) => (err?: unknown) => {
-      if (err) return respond(res, bodyError(err, limitBytes));
+      if (answered) return;
+      if (err) return answer(bodyError(err, limitBytes));
       if (kind === 'json' && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
-        return respond(res, { status: 400, detail: 'The request body must be a JSON object.' });
+        return answer({ status: 400, detail: 'The request body must be a JSON object.' });
       }
       req.body = { ...(req.body as object) };
       res.locals.bodyKind = kind;
@@ -40,11 +49,36 @@ export function parseBody(limitBytes: number, respond: (res: Response, problem: 
     if (req.is(JSON_TYPES)) return json(req, res, done('json'));
     if (req.is(FORM)) return form(req, res, done('form'));
     if (req.is(MULTIPART)) return multipart(req, res, done('form'));
-    respond(res, {
-      status: 415,
-      detail: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
-    });
+    refuseBody(req, res, () =>
+      answer({
+        status: 415,
+        detail: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
+      }),
+    );
   };
+}
+
+/** Counts body bytes as they arrive, beside whichever parser reads them; calls `over` once the total passes the limit. */
+function countBody(req: Request, limitBytes: number, over: () => void): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= limitBytes) return;
+    req.off('data', count);
+    over();
+  };
+  req.on('data', count);
+}
+
+/**
+ * Answers a request without reading (the rest of) its body: reading stops, and the
+ * connection closes after the answer instead of draining what the client still sends.
+ */
+export function refuseBody(req: Request, res: Response, answer: () => void): void {
+  req.unpipe();
+  req.pause();
+  res.set('Connection', 'close');
+  answer();
 }
 
 function bodyError(err: unknown, limitBytes: number): Problem {

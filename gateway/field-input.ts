@@ -1,43 +1,32 @@
+import { INT32_MAX, type FieldDef } from '../lib/fields/kinds.js';
 import { parseTimestamp } from '../lib/time.js';
 import type { BodyKind } from './body.js';
-
-/**
- * Type coercion of one body value into what its protobuf field carries: form values are
- * all strings, JSON values may be the real type or its string form. Only types are checked
- * here; value rules (ranges, lengths, enumerations) are the service's.
- */
-export type FieldType =
-  | 'text'
-  | 'nullable-text'
-  | 'decimal'
-  | 'nullable-decimal'
-  | 'integer'
-  | 'boolean'
-  | 'timestamp'
-  | 'nullable-timestamp'
-  /** Output-only: accepted and ignored. */
-  | 'ignored';
 
 export type InputValue = string | number | boolean | Date | null;
 
 export type Coerced = { value: InputValue } | { error: string };
 
 const INT32_MIN = -2_147_483_648;
-const INT32_MAX = 2_147_483_647;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const TIMESTAMP_HINT = 'must be a date-time with a UTC offset, such as 2030-01-31T20:00:00+01:00';
 
-export function coerce(type: Exclude<FieldType, 'ignored'>, raw: unknown, kind: BodyKind): Coerced {
+/**
+ * Type coercion of one body value into what its protobuf field carries (from the field's
+ * kind in lib/fields): form values are all strings, JSON values may be the real type or its
+ * string form. Only types are checked here; value rules (ranges, lengths, enumerations) are
+ * the service's.
+ */
+export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
   if (Array.isArray(raw) && kind === 'form') return { error: 'must be sent only once' };
-  const nullable = type.startsWith('nullable-');
+  const nullable = def.nullable;
   // A form cannot send null: its empty string is null for a nullable field.
   if (raw === null || (nullable && kind === 'form' && raw === '')) return nullable ? { value: null } : { error: 'must not be null' };
-  switch (type) {
+  switch (def.kind.type) {
+    case 'guid':
     case 'text':
-    case 'nullable-text':
+    case 'enum':
       return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };
     case 'decimal':
-    case 'nullable-decimal':
       // The service checks the number itself, exactly, from its text.
       if (typeof raw === 'number' && Number.isFinite(raw)) return { value: String(raw) };
       return typeof raw === 'string' ? { value: raw } : { error: 'must be a number' };
@@ -45,8 +34,7 @@ export function coerce(type: Exclude<FieldType, 'ignored'>, raw: unknown, kind: 
       return integer(raw);
     case 'boolean':
       return boolean(raw);
-    case 'timestamp':
-    case 'nullable-timestamp': {
+    case 'timestamp': {
       const date = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
       return date ? { value: date } : { error: TIMESTAMP_HINT };
     }

@@ -1,20 +1,10 @@
 import type { ApiClient, Company, User } from '../lib/gen/auth/v1/auth.js';
+import { USER_FIELDS } from '../lib/fields/user.js';
 import { formatTimestamp } from '../lib/time.js';
+import { resourceJson } from './resource-json.js';
 
-/** User object exactly as spec section 2.2. */
-export function userJson(user: User) {
-  return {
-    guid: user.guid,
-    default_company_id: user.default_company_id,
-    whitelabel_id: user.whitelabel_id,
-    name: user.name,
-    email: user.email,
-    phone: user.phone ?? null,
-    created_at: formatTimestamp(user.created_at),
-    updated_at: formatTimestamp(user.updated_at),
-    deleted_at: formatTimestamp(user.deleted_at),
-  };
-}
+/** User object exactly as spec section 2.2 (lib/fields/user.ts). */
+export const userJson = (user: User) => resourceJson(USER_FIELDS, user);
 
 export function companyJson(company: Company) {
   return {

@@ -1,6 +1,7 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
+import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import { isStockConflictCode } from '../lib/stock-conflicts.js';
 
@@ -28,16 +29,19 @@ export function sendProblem(res: Response, problem: Problem): void {
   }
   if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
   res.status(problem.status).type('application/problem+json');
-  res.send(
-    JSON.stringify({
-      type: 'about:blank',
-      title: STATUS_CODES[problem.status] ?? 'Error',
-      status: problem.status,
-      detail: problem.detail,
-      ...problem.members,
-      ...(problem.errors ? { errors: problem.errors.map(({ field, description }) => ({ field, message: description })) } : {}),
-    }),
-  );
+  res.send(problemJson(problem));
+}
+
+/** The RFC 9457 body of a problem. */
+export function problemJson(problem: Problem): string {
+  return JSON.stringify({
+    type: 'about:blank',
+    title: STATUS_CODES[problem.status] ?? 'Error',
+    status: problem.status,
+    detail: problem.detail,
+    ...problem.members,
+    ...(problem.errors ? { errors: problem.errors.map(({ field, description }) => ({ field, message: description })) } : {}),
+  });
 }
 
 /**
@@ -79,15 +83,23 @@ export function httpStatusFor(code: GrpcStatus, hasFieldViolations: boolean): nu
   }
 }
 
-/** A gRPC error as a problem. Messages of INTERNAL/UNKNOWN errors are not passed on. */
+/**
+ * A gRPC error as a problem. Only a message a service wrote is passed on, and not for
+ * INTERNAL/UNKNOWN. An error grpc-js raised by itself (no service wrote it: a stream reset
+ * for oversized metadata, a refused frame) is the gateway's own fault, a 500 in our words,
+ * unless it says the service is unreachable or late (503/504).
+ */
 export function problemFromGrpc(err: ServiceError): Problem {
   const details = readErrorDetails(err);
+  // A call whose transport broke (the service died mid-call) is the service being unavailable.
+  const code = err.code === GrpcStatus.INTERNAL && isDependencyDown(err) ? GrpcStatus.UNAVAILABLE : err.code;
+  const local = details.message === undefined && code !== GrpcStatus.UNAVAILABLE && code !== GrpcStatus.DEADLINE_EXCEEDED;
   // A refused stock move is a 409 whatever its gRPC code; its reason becomes the `code` member.
-  const stockConflict = isStockConflictCode(details.reason);
-  const status = stockConflict ? 409 : httpStatusFor(err.code, Boolean(details.fieldViolations?.length));
-  let detail = err.details || STATUS_CODES[status] || 'Error';
+  const stockConflict = !local && isStockConflictCode(details.reason);
+  const status = local ? 500 : stockConflict ? 409 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
+  let detail = details.message || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
-  if (err.code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
+  if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
   return {
     status,

@@ -5,17 +5,6 @@ import { sendProblem } from './problem.js';
 
 /** Headers and query parameters of the event and ticket routes, as their gRPC fields. */
 
-/** If-Match as the request's etag field: '' when absent; quotes and W/ stripped; `*` kept; a list stays a comma list. */
-export function ifMatch(req: Request): string {
-  const value = req.get('if-match');
-  if (!value) return '';
-  return value
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))
-    .filter((tag) => tag !== '')
-    .join(',');
-}
-
 /** A strong ETag header value. */
 export const etagHeader = (etag: string) => `"${etag}"`;
 

@@ -1,6 +1,10 @@
 import type { FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
+import type { FieldDef } from '../lib/fields/kinds.js';
 import { coerce } from './field-input.js';
+
+const TEXT: FieldDef = { kind: { type: 'text', max: Number.MAX_SAFE_INTEGER }, nullable: false, role: 'writable', description: '' };
+const INTEGER: FieldDef = { kind: { type: 'integer', min: 0 }, nullable: false, role: 'writable', description: '' };
 
 /** Bodies of the stock moves: only the named fields, each of its type; the service checks the values. */
 
@@ -27,7 +31,7 @@ export function moveInput(body: Record<string, unknown>, kind: BodyKind, allowed
       else input.violations.push({ field: key, description: 'must be an array of strings' });
       continue;
     }
-    const coerced = coerce(key === 'barcode' ? 'text' : 'integer', raw, kind);
+    const coerced = coerce(key === 'barcode' ? TEXT : INTEGER, raw, kind);
     if ('error' in coerced) input.violations.push({ field: key, description: coerced.error });
     else if (key === 'barcode') input.barcode = coerced.value as string;
     else input[key as 'amount' | 'ttl_seconds'] = coerced.value as number;

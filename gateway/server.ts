@@ -1,8 +1,12 @@
-import type { Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../lib/config.js';
+import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
 import { createApp } from './app.js';
 import { createBackendClients } from './clients.js';
+import { problemJson } from './problem.js';
+import { NO_STORE, oauthRequestError, tokenEndpoint } from './routes/auth.js';
 
 export interface RunningGateway {
   port: number;
@@ -10,11 +14,14 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  routeGrpcLogs(logger);
   const clients = createBackendClients(config.authGrpcAddress, config.ticketGrpcAddress);
   const app = createApp(config, clients, logger);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
+  const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
+  server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => answerUnparsable(err, socket, isTokenRequest));
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60_000;
   // While draining, every response closes its connection, so busy keep-alive clients
@@ -46,4 +53,24 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * A request node's HTTP parser refuses (a control byte in a header, headers over 16 KiB, ...)
+ * is answered as a problem too, instead of node's bare status line; on the token endpoints
+ * in RFC 6749 form (the path is read from the request line when it got that far).
+ */
+function answerUnparsable(err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex, isTokenRequest: (method: string, path: string) => boolean): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const problem = { status, detail: status === 431 ? 'The request headers are too large.' : status === 408 ? 'The request took too long to arrive.' : 'The request could not be parsed as HTTP/1.1.' };
+  const [, method = '', path = ''] = /^([A-Z]+) ([^ ?\r\n]*)/.exec(err.rawPacket?.toString('latin1') ?? '') ?? [];
+  const answer = isTokenRequest(method, path)
+    ? { ...oauthRequestError(problem), headers: { 'Content-Type': 'application/json', ...NO_STORE } }
+    : { status, body: problemJson(problem), headers: { 'Content-Type': 'application/problem+json' } };
+  const head = Object.entries({ ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('')}\r\n${answer.body}`);
 }

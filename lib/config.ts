@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { registerSecret } from './log-scrub.js';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
@@ -27,8 +28,9 @@ const schema = z.object({
   AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
   GRPC_DEADLINE_MS: positiveInt.max(120_000).default(5000),
-  // Prometheus /metrics of a separate auth or ticket process; the gateway serves /metrics on PORT.
-  METRICS_PORT: z.preprocess(emptyAsUnset, port.optional()),
+  // Prometheus GET /metrics of each process, on its own port (never the public one); `off` = none.
+  METRICS_PORT: z.preprocess(emptyAsUnset, z.union([z.literal('off'), port], { message: 'must be a port (0 = any free port) or off' }).default(9464)),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   AUTH_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   TICKET_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
@@ -86,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.NODE_ENV === 'production' && !values.AUTH_JWT_SECRET) {
     throw new ConfigError(['AUTH_JWT_SECRET: required when NODE_ENV=production (no development key is generated in production)']);
   }
+  registerSecret(values.AUTH_JWT_SECRET);
+  registerSecret(values.INTERNAL_API_KEY);
   return {
     ...values,
     authGrpcAddress: values.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${values.AUTH_GRPC_PORT}`,

@@ -1,9 +1,16 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { scrubSecrets } from './log-scrub.js';
 
 export type { Logger };
+export { registerSecret, scrubSecrets } from './log-scrub.js';
 
-/** JSON logs; anything that could hold a secret is redacted wherever it appears. */
+/**
+ * JSON logs. Secrets are kept out twice: known keys are redacted wherever they appear, and
+ * every line is scrubbed as written (log-scrub.ts), so a token inside an error message or a
+ * stack never reaches the log either.
+ */
 export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const sink = destination ?? pino.destination(1);
   return pino({
     name,
     level,
@@ -29,5 +36,5 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
       ],
       censor: '[redacted]',
     },
-  }, destination);
+  }, { write: (line: string) => sink.write(scrubSecrets(line)) });
 }

@@ -1,10 +1,28 @@
 import { createServer, type Server } from 'node:http';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
 import { registry } from './metrics.js';
 
-/** A bare /metrics endpoint for a service process (the gateway serves /metrics on its own port). */
-export async function serveMetrics(host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
+export interface RunningMetrics {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Prometheus GET /metrics of this process on METRICS_HOST:METRICS_PORT, a port of its own
+ * (the gateway's public port does not serve it), or nothing with METRICS_PORT=off. In the
+ * one-process stack the one registry covers all three parts.
+ */
+export async function startMetrics(config: Pick<Config, 'METRICS_HOST' | 'METRICS_PORT'>, logger: Logger): Promise<RunningMetrics | undefined> {
+  if (config.METRICS_PORT === 'off') return undefined;
+  const metrics = await serveMetrics(config.METRICS_HOST, config.METRICS_PORT);
+  logger.info({ host: config.METRICS_HOST, port: metrics.port }, 'metrics listening');
+  return metrics;
+}
+
+async function serveMetrics(host: string, port: number): Promise<RunningMetrics> {
   const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404).end();
       return;
     }
@@ -17,6 +35,10 @@ export async function serveMetrics(host: string, port: number): Promise<{ port: 
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }

@@ -2,8 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Knex } from './db.js';
 
 /**
- * One Prometheus registry per process. In the one-process stack the gateway's /metrics
- * shows every part; separate service processes serve theirs on METRICS_PORT.
+ * One Prometheus registry per process, served on METRICS_PORT (lib/metrics-server.ts); in the
+ * one-process stack it shows every part.
  */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });

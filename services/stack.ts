@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../lib/config.js';
 import { loadConfigOrExit } from '../lib/process/entrypoint.js';
 import { isMain } from '../lib/process/is-main.js';
 import { shutdownOnSignals } from '../lib/process/shutdown.js';
 import { createLogger, type Logger } from '../lib/logger.js';
+import { startMetrics } from '../lib/metrics-server.js';
 import { startGateway } from '../gateway/server.js';
 import { startAuthService } from './auth/server.js';
 import { startTicketService } from './ticket/server.js';
@@ -12,6 +14,8 @@ export interface RunningStack {
   gatewayPort: number;
   authPort: number;
   ticketPort: number;
+  /** Prometheus GET /metrics of all three parts; undefined with METRICS_PORT=off. */
+  metricsPort?: number;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -21,19 +25,24 @@ export interface RunningStack {
  * processes would. Ports may be 0 (ephemeral): later parts are pointed at the ports
  * the earlier ones actually got.
  */
-export async function startStack(config: Config, logger: Logger = createLogger('stack', config.LOG_LEVEL)): Promise<RunningStack> {
+export async function startStack(configured: Config, logger: Logger = createLogger('stack', configured.LOG_LEVEL)): Promise<RunningStack> {
+  // The parts share an internal key even when none is configured: the auth service then believes
+  // the client address the gateway forwards from the gateway alone, never from any local caller.
+  const config: Config = { ...configured, INTERNAL_API_KEY: configured.INTERNAL_API_KEY ?? randomBytes(32).toString('hex') };
   const auth = await startAuthService(config, logger.child({ service: 'auth' }));
   const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
   const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));
   const withBoth: Config = { ...withAuth, ticketGrpcAddress: config.TICKET_GRPC_ADDRESS ?? `127.0.0.1:${ticket.port}` };
   const gateway = await startGateway(withBoth, logger.child({ service: 'gateway' }));
+  const metrics = await startMetrics(config, logger);
   return {
     config: withBoth,
     gatewayPort: gateway.port,
     authPort: auth.port,
     ticketPort: ticket.port,
+    metricsPort: metrics?.port,
     async shutdown(graceMs = 10_000) {
-      await gateway.shutdown(graceMs);
+      await Promise.all([gateway.shutdown(graceMs), metrics?.close()]);
       await ticket.shutdown(graceMs);
       await auth.shutdown(graceMs);
     },
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
       `  Auth API        ${baseUrl}${config.AUTH_PATH_PREFIX}`,
       `  Health          ${baseUrl}/healthz`,
       `  gRPC            ticketing.v1 on ${host}:${stack.ticketPort}, auth.v1 on ${host}:${stack.authPort}`,
+      `  Metrics         ${stack.metricsPort === undefined ? 'off' : `http://${config.METRICS_HOST === '0.0.0.0' ? 'localhost' : config.METRICS_HOST}:${stack.metricsPort}/metrics`}`,
       `  Storage         ${config.AUTH_DATABASE_URL || config.TICKET_DATABASE_URL ? 'MySQL' : `SQLite files in ${config.DATA_DIR}`}; session cache: ${config.REDIS_URL ? 'Redis' : 'in-process'}`,
       '',
     ].join('\n'),

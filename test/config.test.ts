@@ -40,6 +40,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
   });
 
+  it('serves metrics on their own loopback port by default; 0 is any free port, off is none', () => {
+    expect(loadConfig({})).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(loadConfig({ METRICS_PORT: 'off', METRICS_HOST: '0.0.0.0' })).toMatchObject({ METRICS_PORT: 'off', METRICS_HOST: '0.0.0.0' });
+    expect(() => loadConfig({ METRICS_PORT: 'none' })).toThrow(/METRICS_PORT: must be a port \(0 = any free port\) or off/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ REDIS_URL: '', AUTH_DATABASE_URL: '' }).REDIS_URL).toBeUndefined();
   });

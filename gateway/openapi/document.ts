@@ -26,6 +26,25 @@ interface Operation {
 }
 
 const EVENT_ERRORS = [400, 401, 404, 422, 503, 504];
+const API_CLIENTS_BY_USERS = 'Only a user\'s own token (password or refresh_token grant) manages API clients; an API client\'s token gets 403.';
+
+/** GET, PUT and DELETE of one object (gateway/resource-routes.ts: itemRoutes), named after its schema. */
+function itemOperations(tag: Operation['tag'], schema: string, summaries: Record<'get' | 'put' | 'delete', string>): Partial<Record<Method, Operation>> {
+  const conditional = ['guid', 'Company', 'If-Match'];
+  return {
+    get: { tag, operationId: `get${schema}`, summary: summaries.get, ok: { status: 200, schema, headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+    put: {
+      tag,
+      operationId: `update${schema}`,
+      summary: summaries.put,
+      body: `${schema}Update`,
+      ok: { status: 200, schema, headers: ['ETag'] },
+      errors: [...EVENT_ERRORS, 412, 413, 415],
+      parameters: conditional,
+    },
+    delete: { tag, operationId: `delete${schema}`, summary: summaries.delete, ok: { status: 204, schema: '' }, errors: [...EVENT_ERRORS, 409, 412], parameters: conditional },
+  };
+}
 
 function operations(authPrefix: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
@@ -67,17 +86,20 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'createApiClient',
         summary: 'Create API client credentials for the client_credentials grant, limited to the request\'s companies',
+        description: API_CLIENTS_BY_USERS,
         body: 'NewApiClient',
         ok: { status: 201, schema: 'ApiClientCreated' },
-        errors: [400, 401, 413, 415, 422, 503],
+        errors: [400, 401, 403, 413, 415, 422, 503],
         parameters: ['Company'],
       },
       get: {
         tag: 'auth',
         operationId: 'listApiClients',
-        summary: 'The caller\'s API clients (without secrets)',
+        summary: 'The caller\'s API clients inside the request\'s companies (without secrets)',
+        description: API_CLIENTS_BY_USERS,
         ok: { status: 200, schema: 'ApiClient', array: true },
-        errors: [400, 401, 503],
+        errors: [400, 401, 403, 503],
+        parameters: ['Company'],
       },
     },
     [`${authPrefix}/clients/{clientId}`]: {
@@ -85,9 +107,10 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'deleteApiClient',
         summary: 'Revoke an API client and every session it opened',
+        description: `${API_CLIENTS_BY_USERS} A client acting for a company outside the request's companies answers 404.`,
         ok: { status: 204, schema: '' },
-        errors: [400, 401, 404, 503],
-        parameters: ['clientId'],
+        errors: [400, 401, 403, 404, 503],
+        parameters: ['clientId', 'Company'],
       },
     },
     [`${authPrefix}/tokens`]: {
@@ -132,26 +155,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         parameters: ['Company', 'limit', 'cursor'],
       },
     },
-    '/event/{guid}': {
-      get: { tag: 'events', operationId: 'getEvent', summary: 'Get an event', ok: { status: 200, schema: 'Event', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
-      put: {
-        tag: 'events',
-        operationId: 'updateEvent',
-        summary: 'Update an event (partial)',
-        body: 'EventUpdate',
-        ok: { status: 200, schema: 'Event', headers: ['ETag'] },
-        errors: [...EVENT_ERRORS, 412, 413, 415],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-      delete: {
-        tag: 'events',
-        operationId: 'deleteEvent',
-        summary: 'Delete an event and its tickets (soft)',
-        ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 409, 412],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-    },
+    '/event/{guid}': itemOperations('events', 'Event', { get: 'Get an event', put: 'Update an event (partial)', delete: 'Delete an event and its tickets (soft)' }),
     '/event/{eventGuid}/ticket': {
       post: {
         tag: 'tickets',
@@ -182,39 +186,14 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         parameters: ['Company'],
       },
     },
-    '/ticket/{guid}': {
-      get: { tag: 'tickets', operationId: 'getTicket', summary: 'Get a ticket', ok: { status: 200, schema: 'Ticket', headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
-      put: {
-        tag: 'tickets',
-        operationId: 'updateTicket',
-        summary: 'Update a ticket (partial: only the fields sent change)',
-        body: 'TicketUpdate',
-        ok: { status: 200, schema: 'Ticket', headers: ['ETag'] },
-        errors: [...EVENT_ERRORS, 412, 413, 415],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-      delete: {
-        tag: 'tickets',
-        operationId: 'deleteTicket',
-        summary: 'Delete a ticket (soft)',
-        ok: { status: 204, schema: '' },
-        errors: [...EVENT_ERRORS, 409, 412],
-        parameters: ['guid', 'Company', 'If-Match'],
-      },
-    },
+    '/ticket/{guid}': itemOperations('tickets', 'Ticket', {
+      get: 'Get a ticket',
+      put: 'Update a ticket (partial: only the fields sent change)',
+      delete: 'Delete a ticket (soft)',
+    }),
     ...stockOperations(),
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
-    },
-    '/metrics': {
-      get: {
-        tag: 'operations',
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
-        ok: { status: 200, schema: 'text', contentType: 'text/plain' },
-        errors: [],
-        public: true,
-      },
     },
     '/openapi.json': {
       get: { tag: 'operations', operationId: 'openapi', summary: 'This document', ok: { status: 200, schema: 'object' }, errors: [], public: true },
@@ -315,6 +294,7 @@ const ERROR_TEXT: Record<number, string> = {
   412: 'If-Match does not match.',
   413: 'Body over the size limit.',
   415: 'Unsupported content type.',
+  431: 'Authorization and Company headers too large to forward (over 8 KiB together).',
   422: 'Validation failed: errors lists every invalid field.',
   503: 'A backend service or database is unavailable.',
   504: 'A backend service did not answer in time.',
@@ -333,9 +313,13 @@ function successResponse(ok: Operation['ok']): Schema {
 
 function build(operation: Operation): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
-  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
-  if (operation.operationId === 'issueToken' || operation.operationId === 'revokeToken') {
+  const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
+  // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : [])];
+  for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+  if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
+    for (const status of gatewayErrors) responses[String(status)] = { description: `RFC 6749 invalid_request: ${ERROR_TEXT[status]}`, ...oauth };
     responses['400'] = { description: 'RFC 6749 error.', ...oauth };
     if (operation.operationId === 'issueToken') {
       responses['401'] = { description: 'invalid_client.', ...oauth };
@@ -389,7 +373,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'events', description: 'Events (the ticket service).' },
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
       { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
-      { name: 'operations', description: 'Health, metrics and this documentation.' },
+      { name: 'operations', description: 'Health and this documentation.' },
     ],
     security: [{ bearer: [] }],
     paths,

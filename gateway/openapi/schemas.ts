@@ -1,20 +1,13 @@
-import { INT32_MAX } from '../../services/ticket/domain/field-checks.js';
-import type { FieldRule } from '../../services/ticket/domain/field-rules.js';
-import { EVENT_RULES } from '../../services/ticket/domain/event-validation.js';
-import { TICKET_STATUSES } from '../../services/ticket/domain/ticket-status.js';
-import { REQUIRED_TICKET_FIELDS, SERVER_MANAGED_TICKET_FIELDS, TICKET_DEFAULTS } from '../../services/ticket/domain/ticket-fields.js';
-import { TICKET_RULES } from '../../services/ticket/domain/ticket-validation.js';
-import { SERVER_MANAGED_EVENT_FIELDS } from '../../services/ticket/domain/event-fields.js';
-import { EVENT_FIELDS } from '../event-input.js';
-import type { FieldType } from '../field-input.js';
-import { TICKET_CREATION_FIELDS } from '../ticket-json.js';
-import { TICKET_FIELDS } from '../ticket-input.js';
+import { EVENT } from '../../lib/fields/event.js';
+import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { TICKET } from '../../lib/fields/ticket.js';
+import { USER } from '../../lib/fields/user.js';
 import { reservationSchemas, STOCK_PROBLEM_MEMBERS } from './reservation-schemas.js';
 
 /**
- * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the tables the API runs
- * on: the gateway's field-type tables (what a body value may look like), the services'
- * value rules (ranges, lengths, enumerations) and defaults, and the creation field list.
+ * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the field tables the API
+ * runs on (lib/fields): kinds, value rules, roles, defaults, descriptions and the creation
+ * field list.
  */
 export type Schema = Record<string, unknown>;
 
@@ -23,54 +16,59 @@ const GUID: Schema = { type: 'string', format: 'uuid' };
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 
-/** What a field looks like in a response, from its type in the gateway's table. */
-function responseSchema(field: string, type: FieldType): Schema {
-  if (field === 'status') return { type: ['string', 'null'], enum: [...TICKET_STATUSES, null], description: 'Computed on every read; null in the creation response.' };
-  if (field === 'updated_at') return TIMESTAMP;
-  if (field === 'guid' || field.endsWith('_id')) return GUID;
-  switch (type) {
+/** What a field looks like in a response. */
+function responseSchema(def: FieldDef): Schema {
+  const kind = def.kind;
+  let schema: Schema;
+  switch (kind.type) {
+    case 'guid':
+      schema = GUID;
+      break;
     case 'text':
-      return { type: 'string' };
-    case 'nullable-text':
-      return { type: ['string', 'null'] };
+      schema = kind.format ? { type: 'string', format: kind.format } : { type: 'string' };
+      break;
     case 'decimal':
-      return { type: 'number' };
-    case 'nullable-decimal':
-      return { type: ['number', 'null'] };
+      schema = { type: 'number' };
+      break;
     case 'integer':
-      return { type: 'integer' };
+      schema = { type: 'integer' };
+      break;
     case 'boolean':
-      return { type: 'boolean' };
+      schema = { type: 'boolean' };
+      break;
     case 'timestamp':
-      return TIMESTAMP;
-    case 'nullable-timestamp':
-    case 'ignored':
-      return nullable(TIMESTAMP);
+      schema = TIMESTAMP;
+      break;
+    case 'enum':
+      schema = { type: 'string', enum: def.nullable ? [...kind.values, null] : [...kind.values] };
+      break;
   }
+  return { ...(def.nullable ? nullable(schema) : schema), description: def.description };
 }
 
 /** What a client may send for a writable field, from its value rule. */
-export function ruleSchema(rule: FieldRule): Schema {
-  switch (rule.kind) {
+function ruleSchema(def: FieldDef): Schema {
+  const kind = def.kind;
+  const described = (schema: Schema, note?: string): Schema => ({ ...schema, description: note ? `${def.description} ${note}` : def.description });
+  switch (kind.type) {
+    case 'guid':
     case 'text': {
-      const schema: Schema = { type: 'string', maxLength: rule.max, ...(rule.notBlank ? { minLength: 1 } : {}) };
-      return rule.nullable ? nullable(schema) : schema;
+      const schema: Schema = { type: 'string', ...(kind.type === 'text' ? { maxLength: kind.max } : {}), ...(kind.type === 'text' && kind.notBlank ? { minLength: 1 } : {}) };
+      return described(def.nullable ? nullable(schema) : schema);
     }
     case 'decimal':
-      return {
-        type: rule.nullable ? ['number', 'string', 'null'] : ['number', 'string'],
-        minimum: Number(rule.range.min),
-        maximum: Number(rule.range.max),
-        description: `A number from ${rule.range.min} to ${rule.range.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
-      };
+      return described(
+        { type: def.nullable ? ['number', 'string', 'null'] : ['number', 'string'], minimum: Number(kind.min), maximum: Number(kind.max) },
+        `A number from ${kind.min} to ${kind.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
+      );
     case 'integer':
-      return { type: 'integer', minimum: rule.min, maximum: INT32_MAX };
+      return described({ type: 'integer', minimum: kind.min, maximum: INT32_MAX });
     case 'boolean':
-      return { type: 'boolean', description: 'In form bodies: true/false/1/0.' };
+      return described({ type: 'boolean' }, 'In form bodies: true/false/1/0.');
     case 'enum':
-      return { type: 'string', enum: [...rule.values] };
+      return described({ type: 'string', enum: [...kind.values] });
     case 'timestamp':
-      return { ...(rule.nullable ? nullable(TIMESTAMP) : TIMESTAMP), description: 'Must carry a UTC offset (Z or +HH:MM).' };
+      return described(def.nullable ? nullable(TIMESTAMP) : TIMESTAMP, 'Must carry a UTC offset (Z or +HH:MM).');
   }
 }
 
@@ -79,36 +77,42 @@ function objectOf(fields: Iterable<string>, schemaOf: (field: string) => Schema,
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false, ...extra };
 }
 
+/** The fields of a resource's JSON object. */
+const jsonFields = (resource: Resource) => Object.keys(resource.fields).filter((field) => !resource.fields[field]!.notInJson);
+
+/** A resource as it reads (every field). */
+function resourceSchema(resource: Resource, description: string): Schema {
+  return objectOf(jsonFields(resource), (field) => responseSchema(resource.fields[field]!), { description });
+}
+
+/** The creation response: the fields marked for it, computed ones null. */
+function creationSchema(resource: Resource, description: string): Schema {
+  const schemaOf = (field: string) => {
+    const def = resource.fields[field]!;
+    return def.role === 'computed' ? { type: 'null', description: def.description } : responseSchema(def);
+  };
+  return objectOf(creationFields(resource.fields), schemaOf, { description });
+}
+
 const SERVER_MANAGED_NOTE = 'Managed by the service: may be sent back unchanged; a different value is refused (422).';
 const IGNORED_NOTE = 'Output only: ignored when sent.';
 
-/** A request body of a ticket or event: the writable fields by their rules, the others as they read. */
-function inputSchema(
-  fields: ReadonlyMap<string, FieldType>,
-  rules: Record<string, FieldRule>,
-  serverManaged: readonly string[],
-  options: { required?: readonly string[]; defaults?: Record<string, unknown>; description: string },
-): Schema {
+/** A request body of a resource: the writable fields by their rules (with defaults at creation), the others as they read. */
+function inputSchema(resource: Resource, creation: boolean, description: string): Schema {
+  const defaults: Record<string, unknown> = creation ? defaultsOf(resource.fields) : {};
   const properties: Record<string, Schema> = {};
-  for (const [field, type] of fields) {
-    const rule = rules[field];
-    if (rule) {
-      const fallback = options.defaults?.[field];
-      const withDefault = fallback === undefined ? {} : { default: rule.kind === 'decimal' && fallback !== null ? Number(fallback) : fallback };
-      properties[field] = { ...ruleSchema(rule), ...withDefault };
-    } else if (serverManaged.includes(field)) {
-      properties[field] = { ...responseSchema(field, type), description: SERVER_MANAGED_NOTE };
+  for (const field of jsonFields(resource)) {
+    const def = resource.fields[field]!;
+    if (def.role === 'writable') {
+      const fallback = defaults[field];
+      const withDefault = fallback === undefined ? {} : { default: def.kind.type === 'decimal' && fallback !== null ? Number(fallback) : fallback };
+      properties[field] = { ...ruleSchema(def), ...withDefault };
     } else {
-      properties[field] = { ...responseSchema(field, type), description: IGNORED_NOTE };
+      properties[field] = { ...responseSchema(def), description: def.role === 'server-managed' ? SERVER_MANAGED_NOTE : IGNORED_NOTE };
     }
   }
-  return {
-    type: 'object',
-    description: options.description,
-    properties,
-    ...(options.required ? { required: [...options.required] } : {}),
-    additionalProperties: false,
-  };
+  const required = creation ? requiredFields(resource.fields) : [];
+  return { type: 'object', description, properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
 function apiClientField(field: string): Schema {
@@ -120,32 +124,14 @@ function apiClientField(field: string): Schema {
 
 export function componentSchemas(): Record<string, Schema> {
   return {
-    Ticket: objectOf(TICKET_FIELDS.keys(), (field) => responseSchema(field, TICKET_FIELDS.get(field)!), {
-      description: 'A ticket with all fields of the spec table (reads, lists and the update response).',
-    }),
-    TicketCreated: objectOf(TICKET_CREATION_FIELDS, (field) => (field === 'status' ? { type: 'null' } : responseSchema(field, TICKET_FIELDS.get(field)!)), {
-      description: 'The creation response: exactly these 18 fields; status is null.',
-    }),
-    TicketCreate: inputSchema(TICKET_FIELDS, TICKET_RULES, SERVER_MANAGED_TICKET_FIELDS, {
-      required: REQUIRED_TICKET_FIELDS,
-      defaults: TICKET_DEFAULTS,
-      description: 'name and vat_percentage are required; other writable fields may be set too. JSON, multipart or URL-encoded.',
-    }),
-    TicketUpdate: inputSchema(TICKET_FIELDS, TICKET_RULES, SERVER_MANAGED_TICKET_FIELDS, {
-      description: 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.',
-    }),
-    Event: objectOf(EVENT_FIELDS.keys(), (field) => (field === 'status' ? { type: 'string', enum: ['normal'] } : responseSchema(field, EVENT_FIELDS.get(field)!)), {
-      description: 'An event.',
-    }),
-    EventCreate: inputSchema(EVENT_FIELDS, EVENT_RULES, SERVER_MANAGED_EVENT_FIELDS, { required: ['name'], description: 'A new event.' }),
-    EventUpdate: inputSchema(EVENT_FIELDS, EVENT_RULES, SERVER_MANAGED_EVENT_FIELDS, { description: 'Any subset of the event fields.' }),
-    User: objectOf(['guid', 'default_company_id', 'whitelabel_id', 'name', 'email', 'phone', 'created_at', 'updated_at', 'deleted_at'], (field) => {
-      if (field === 'guid' || field.endsWith('_id')) return GUID;
-      if (field === 'email') return { type: 'string', format: 'email' };
-      if (field === 'phone') return { type: ['string', 'null'] };
-      if (field === 'deleted_at') return nullable(TIMESTAMP);
-      return field.endsWith('_at') ? TIMESTAMP : { type: 'string' };
-    }),
+    Ticket: resourceSchema(TICKET, 'A ticket with all fields of the spec table (reads, lists and the update response).'),
+    TicketCreated: creationSchema(TICKET, 'The creation response: exactly these 18 fields; status is null.'),
+    TicketCreate: inputSchema(TICKET, true, `${requiredFields(TICKET.fields).join(' and ')} are required; other writable fields may be set too. JSON, multipart or URL-encoded.`),
+    TicketUpdate: inputSchema(TICKET, false, 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.'),
+    Event: resourceSchema(EVENT, 'An event.'),
+    EventCreate: inputSchema(EVENT, true, 'A new event.'),
+    EventUpdate: inputSchema(EVENT, false, 'Any subset of the event fields.'),
+    User: resourceSchema(USER, 'The user: the signed-up or the token\'s own.'),
     SignUp: {
       type: 'object',
       required: ['name', 'email', 'password'],

@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
+import { authBackend } from '../backends.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
-import { httpStatusFor, type Problem } from '../problem.js';
+import { problemFromGrpc, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
@@ -12,52 +13,52 @@ const optionalStr = (value: unknown): string | undefined => (typeof value === 's
 /** REST face of the auth service, mounted under {auth_url}. */
 export function authRoutes(clients: BackendClients, call: Caller): Router {
   const router = Router();
-  const auth = clients.auth;
+  const auth = authBackend(clients.auth, call);
 
   router.post('/users', async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const user = await call(auth.signUp.bind(auth), {
+    const user = await auth.signUp(req, {
       name: str(body.name),
       email: str(body.email),
       password: str(body.password),
       company_name: optionalStr(body.company_name),
       phone: optionalStr(body.phone),
-    }, req);
+    });
     res.status(201).json(userJson(user));
   });
 
   router.get('/users/me', async (req, res) => {
-    res.json(userJson(await call(auth.getCurrentUser.bind(auth), {}, req)));
+    res.json(userJson(await auth.getCurrentUser(req, {})));
   });
 
   router.get('/companies', async (req, res) => {
-    const { companies } = await call(auth.listCompanies.bind(auth), {}, req);
+    const { companies } = await auth.listCompanies(req, {});
     res.json(companies.map(companyJson));
   });
 
   router.post('/companies', async (req, res) => {
-    const company = await call(auth.createCompany.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    const company = await auth.createCompany(req, { name: str((req.body as Record<string, unknown>).name) });
     res.status(201).json(companyJson(company));
   });
 
   router.post('/clients', async (req, res) => {
-    const client = await call(auth.createApiClient.bind(auth), { name: str((req.body as Record<string, unknown>).name) }, req);
+    const client = await auth.createApiClient(req, { name: str((req.body as Record<string, unknown>).name) });
     res.status(201).set('Cache-Control', 'no-store').json({ ...apiClientJson(client), client_secret: client.client_secret });
   });
 
   router.get('/clients', async (req, res) => {
-    const { clients } = await call(auth.listApiClients.bind(auth), {}, req);
+    const { clients } = await auth.listApiClients(req, {});
     res.json(clients.map(apiClientJson));
   });
 
   router.delete('/clients/:clientId', async (req, res) => {
-    await call(auth.deleteApiClient.bind(auth), { client_id: req.params.clientId! }, req);
+    await auth.deleteApiClient(req, { client_id: req.params.clientId! });
     res.status(204).end();
   });
 
   // The token endpoints answer in RFC 6749 form, never problem+json.
   router.post('/tokens', async (req, res) => {
-    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     const basic = basicCredentials(req);
     const request: IssueTokenRequest = {
@@ -70,7 +71,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
       client_secret: basic?.secret ?? str(body.client_secret),
     };
     try {
-      const token = await call(auth.issueToken.bind(auth), request, req);
+      const token = await auth.issueToken(req, request);
       res.json({
         token_type: token.token_type,
         access_token: token.access_token,
@@ -84,14 +85,14 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   });
 
   router.post('/tokens/revoke', async (req, res) => {
-    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     if (!str(body.token)) {
       res.status(400).json({ error: 'invalid_request', error_description: 'token is required.' });
       return;
     }
     try {
-      await call(auth.revokeToken.bind(auth), { token: str(body.token), token_type_hint: str(body.token_type_hint) }, req);
+      await auth.revokeToken(req, { token: str(body.token), token_type_hint: str(body.token_type_hint) });
       res.status(200).json({});
     } catch (err) {
       sendOAuthError(res, err);
@@ -117,18 +118,34 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
   return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
 }
 
-/** The token endpoints' own answer to a body that cannot be read (RFC 6749 form, not problem+json). */
-export function sendOAuthBodyError(res: Response, problem: Problem): void {
-  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-  res.status(problem.status).json({ error: 'invalid_request', error_description: problem.detail });
+/**
+ * The token endpoints' own answer to a request they cannot read (its body or its headers):
+ * RFC 6749 `invalid_request`, never problem+json. A 401 there means failed client
+ * authentication, so a malformed header is a 400 like any other malformed request.
+ */
+export function sendOAuthRequestError(res: Response, problem: Problem): void {
+  const answer = oauthRequestError(problem);
+  res.set(NO_STORE).status(answer.status).type('application/json').send(answer.body);
+}
+
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function oauthRequestError(problem: Problem): { status: number; body: string } {
+  return { status: problem.status === 401 ? 400 : problem.status, body: JSON.stringify({ error: 'invalid_request', error_description: problem.detail }) };
+}
+
+/** Whether a request goes to a token endpoint (POST only), which answers in RFC 6749 form. */
+export function tokenEndpoint(authPrefix: string): (method: string, path: string) => boolean {
+  const paths = new Set([`${authPrefix}/tokens`, `${authPrefix}/tokens/revoke`]);
+  return (method, path) => method === 'POST' && paths.has(path);
 }
 
 /** RFC 6749 section 5.2 error body. */
 function sendOAuthError(res: Response, err: unknown): void {
   if (!isServiceError(err)) throw err;
   const details = readErrorDetails(err);
-  const status = httpStatusFor(err.code, false);
-  if (status === 503 || status === 504 || status >= 500) {
+  const { status, detail } = problemFromGrpc(err);
+  if (status >= 500) {
     res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
     res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
     return;
@@ -138,5 +155,5 @@ function sendOAuthError(res: Response, err: unknown): void {
   // invalid_client: the client authenticates with HTTP Basic (or in the body), never with a bearer token.
   if (httpStatus === 401) res.set('WWW-Authenticate', 'Basic realm="ticketing"');
   if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
-  res.status(httpStatus).json({ error, error_description: err.details });
+  res.status(httpStatus).json({ error, error_description: detail });
 }

@@ -28,11 +28,20 @@ export const insecure = credentials.createInsecure;
 /** Metadata key of INTERNAL_API_KEY on gateway-to-service calls. */
 export const INTERNAL_KEY_METADATA = 'x-internal-key';
 
-/** The caller identity travels as metadata: `authorization` and every `company` value. */
+/** What a text (non `-bin`) gRPC metadata value may hold: visible ASCII and space, as grpc-js checks. */
+export function isMetadataText(value: string): boolean {
+  return /^[\x20-\x7e]*$/.test(value);
+}
+
+/**
+ * The caller identity travels as metadata: `authorization` and `company`. Repeated Company
+ * values travel as one comma list (the same thing, PRODUCT section 4), so the number of
+ * metadata entries stays fixed however many header lines a client sends.
+ */
 export function callerMetadata(authorization: string | undefined, companies: string[], requestId?: string): Metadata {
   const metadata = new Metadata();
   if (authorization) metadata.set('authorization', authorization);
-  for (const company of companies) metadata.add('company', company);
+  if (companies.length) metadata.set('company', companies.join(','));
   if (requestId) metadata.set('x-request-id', requestId);
   return metadata;
 }

@@ -1,6 +1,7 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { isDependencyDown } from '../dependency-down.js';
 import { Any } from '../gen/google/protobuf/any.js';
-import { BadRequest, ErrorInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
+import { BadRequest, ErrorInfo, ResourceInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
 import { Status } from '../gen/google/rpc/status.js';
 
 export { status as GrpcCode };
@@ -17,6 +18,13 @@ export interface ErrorDetails {
   /** ErrorInfo.metadata: facts that go with the reason (e.g. the first scan's time). */
   reasonMetadata?: Record<string, string>;
   retryAfterSeconds?: number;
+  /**
+   * The message as a service wrote it (google.rpc.Status). Absent on errors that grpc-js
+   * raised by itself (a reset stream, a refused frame): their text is internal.
+   */
+  message?: string;
+  /** The resource that was not found (google.rpc.ResourceInfo). */
+  resource?: { type: string; name: string };
 }
 
 const DETAILS_KEY = 'grpc-status-details-bin';
@@ -39,8 +47,9 @@ export class RpcError extends Error {
   static invalidArgument(violations: FieldViolation[], message = 'The request has invalid fields.'): RpcError {
     return new RpcError(status.INVALID_ARGUMENT, message, { fieldViolations: violations });
   }
-  static notFound(what: string): RpcError {
-    return new RpcError(status.NOT_FOUND, `${what} not found.`);
+  /** `resource`: the full message name and the name (guid) that was asked for, as google.rpc.ResourceInfo. */
+  static notFound(what: string, resource?: { type: string; name: string }): RpcError {
+    return new RpcError(status.NOT_FOUND, `${what} not found.`, { resource });
   }
   static unauthenticated(message: string, reason?: string): RpcError {
     return new RpcError(status.UNAUTHENTICATED, message, { reason });
@@ -53,18 +62,21 @@ export class RpcError extends Error {
 /** The status object a grpc-js server callback takes, with details in the standard trailer. */
 export function toStatusObject(err: RpcError): Partial<StatusObject> {
   const details: Any[] = [];
-  const { fieldViolations, reason, reasonMetadata, retryAfterSeconds } = err.details;
+  const { fieldViolations, reason, reasonMetadata, retryAfterSeconds, resource } = err.details;
   if (fieldViolations?.length) {
     details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
   }
   if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: reasonMetadata ?? {} }).finish()));
+  if (resource) {
+    const info = { resource_type: resource.type, resource_name: resource.name, owner: '', description: '' };
+    details.push(pack('google.rpc.ResourceInfo', ResourceInfo.encode(info).finish()));
+  }
   if (retryAfterSeconds !== undefined) {
     details.push(pack('google.rpc.RetryInfo', RetryInfo.encode({ retry_delay: { seconds: retryAfterSeconds, nanos: 0 } }).finish()));
   }
+  // Always sent, details or not: it marks the message as ours, safe to show (readErrorDetails).
   const metadata = new Metadata();
-  if (details.length) {
-    metadata.set(DETAILS_KEY, Buffer.from(Status.encode({ code: err.code, message: err.message, details }).finish()));
-  }
+  metadata.set(DETAILS_KEY, Buffer.from(Status.encode({ code: err.code, message: err.message, details }).finish()));
   return { code: err.code, details: err.message, metadata };
 }
 
@@ -78,7 +90,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
   if (!raw || typeof raw === 'string') return {};
   const result: ErrorDetails = {};
   try {
-    for (const detail of Status.decode(raw).details) {
+    const decoded = Status.decode(raw);
+    result.message = decoded.message;
+    for (const detail of decoded.details) {
       const typeName = detail.type_url.slice(detail.type_url.lastIndexOf('/') + 1);
       if (typeName === 'google.rpc.BadRequest') {
         result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
@@ -86,6 +100,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
         const info = ErrorInfo.decode(detail.value);
         result.reason = info.reason;
         if (Object.keys(info.metadata).length) result.reasonMetadata = info.metadata;
+      } else if (typeName === 'google.rpc.ResourceInfo') {
+        const info = ResourceInfo.decode(detail.value);
+        result.resource = { type: info.resource_type, name: info.resource_name };
       } else if (typeName === 'google.rpc.RetryInfo') {
         result.retryAfterSeconds = RetryInfo.decode(detail.value).retry_delay?.seconds;
       }
@@ -103,6 +120,9 @@ export function isServiceError(err: unknown): err is ServiceError {
 /** Lets an RpcError from a downstream service pass through unchanged (e.g. the auth check's 401/400). */
 export function fromServiceError(err: ServiceError): RpcError {
   if (err.code === status.DEADLINE_EXCEEDED) return new RpcError(status.UNAVAILABLE, 'A dependency did not answer in time.', { retryAfterSeconds: 1 });
-  if (err.code === status.UNAVAILABLE) return RpcError.unavailable('A dependency is unavailable.');
-  return new RpcError(err.code, err.details, readErrorDetails(err));
+  if (isDependencyDown(err)) return RpcError.unavailable('A dependency is unavailable.');
+  const details = readErrorDetails(err);
+  // grpc-js's own error on the way to the dependency: a fault here, its text is not passed on.
+  if (details.message === undefined) return new RpcError(status.INTERNAL, 'Internal error.');
+  return new RpcError(err.code, details.message, details);
 }

@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
+import { routeGrpcLogs } from './log.js';
 import { addReflection } from './reflection.js';
 
 export interface RunningServer {
@@ -10,36 +11,46 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
+export interface GrpcService {
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+/** The full name of a service ('ticketing.v1.TicketService'), read from its methods' paths ('/ticketing.v1.TicketService/GetTicket'). */
+export function serviceNameOf(definition: ServiceDefinition): string {
+  const names = new Set(Object.values(definition).map((method) => method.path.split('/')[1]!));
+  if (names.size !== 1) throw new Error(`a service definition must name one service, not ${[...names].join(', ') || 'none'}`);
+  return [...names][0]!;
+}
+
 /**
- * A gRPC server for one service with standard health checking: the overall status ('')
- * and the service's own name follow the readiness check run every `checkEveryMs`.
+ * A gRPC server for the given services with standard health checking: the overall status ('')
+ * and the name of every service it serves follow the readiness check run every `checkEveryMs`.
+ * The health names are derived from the services registered here, so none can be missed.
  */
 export async function serveGrpc(options: {
   host: string;
   port: number;
-  serviceName: string;
-  definition: ServiceDefinition;
-  implementation: UntypedServiceImplementation;
+  services: GrpcService[];
   logger: Logger;
   isReady: () => Promise<boolean>;
   /** Files under proto/ that describe what this server serves, for server reflection. */
   protoFiles: string[];
   checkEveryMs?: number;
-  extend?: (server: Server) => void;
 }): Promise<RunningServer> {
+  routeGrpcLogs(options.logger);
   const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
-  server.addService(options.definition, options.implementation);
-  const health = new HealthImplementation({ '': 'NOT_SERVING', [options.serviceName]: 'NOT_SERVING' });
+  const healthNames = ['', ...options.services.map((service) => serviceNameOf(service.definition))];
+  for (const service of options.services) server.addService(service.definition, service.implementation);
+  const health = new HealthImplementation(Object.fromEntries(healthNames.map((name) => [name, 'NOT_SERVING' as ServingStatus])));
   health.addToServer(server);
-  options.extend?.(server);
   addReflection(server, options.protoFiles);
 
   let current: ServingStatus = 'NOT_SERVING';
   const setStatus = (next: ServingStatus) => {
     if (next === current) return;
     current = next;
-    health.setStatus('', next);
-    health.setStatus(options.serviceName, next);
+    for (const name of healthNames) health.setStatus(name, next);
     options.logger.info({ status: next }, 'health status changed');
   };
   const check = async () => setStatus((await options.isReady().catch(() => false)) ? 'SERVING' : 'NOT_SERVING');
@@ -50,7 +61,7 @@ export async function serveGrpc(options: {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
   );
-  options.logger.info({ port }, `${options.serviceName} listening`);
+  options.logger.info({ port, services: healthNames.slice(1) }, 'gRPC listening');
 
   return {
     port,

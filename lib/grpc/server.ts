@@ -6,6 +6,7 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Metadata } from '@grpc/grpc-js';
+import { dependencyFailure } from '../dependency-down.js';
 import type { Logger } from '../logger.js';
 import { rpcDuration, rpcHandled } from '../metrics.js';
 import { metadataStrings } from './client.js';
@@ -15,8 +16,9 @@ import { fromServiceError, isServiceError, RpcError, toStatusObject } from './er
 export function toRpcError(err: unknown, logger: Logger, method: string): RpcError {
   if (err instanceof RpcError) return err;
   if (isServiceError(err)) return fromServiceError(err);
-  if (isDependencyDown(err)) {
-    logger.warn({ method, err: describe(err) }, 'dependency unavailable');
+  const failure = dependencyFailure(err);
+  if (failure) {
+    logger.warn({ method, dependency: failure }, 'dependency unavailable');
     return RpcError.unavailable('A storage dependency is unavailable; try again shortly.', 2);
   }
   logger.error({ method, err }, 'unexpected error');
@@ -86,26 +88,4 @@ export function serverStream<Req, Res>(
       },
     );
   };
-}
-
-const DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'PROTOCOL_CONNECTION_LOST',
-  'ER_CON_COUNT_ERROR',
-  'SQLITE_BUSY',
-]);
-
-export function isDependencyDown(err: unknown): boolean {
-  const e = err as { code?: string; name?: string; message?: string };
-  if (e?.code && DOWN_CODES.has(e.code)) return true;
-  return e?.name === 'KnexTimeoutError' || /Knex: Timeout acquiring a connection/.test(e?.message ?? '');
-}
-
-function describe(err: unknown): string {
-  const e = err as { code?: string; name?: string };
-  return e?.code ?? e?.name ?? 'error';
 }

@@ -1,10 +1,14 @@
 import { status } from '@grpc/grpc-js';
+import { isDependencyDown } from '../../lib/dependency-down.js';
+import { missingTokenError } from '../../lib/grpc/caller.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
-import { newGuid } from '../../lib/ids.js';
+import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
-import type { ApiClient, Company, CreateApiClientResponse, IssueTokenRequest, IssueTokenResponse, User } from '../../lib/gen/auth/v1/auth.js';
+import { User, type ApiClient, type Company, type CreateApiClientResponse, type IssueTokenRequest, type IssueTokenResponse } from '../../lib/gen/auth/v1/auth.js';
+import { toMessageFields } from '../../lib/fields/messages.js';
+import { USER_FIELDS } from '../../lib/fields/user.js';
 import type { AccessTokens } from './domain/access-tokens.js';
-import { effectiveCompanies, requestedTokenCompanies } from './domain/company-scope.js';
+import { effectiveCompanies, requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
 import type { RateLimiter } from './domain/rate-limiter.js';
 import type { SessionCache } from './session-cache.js';
@@ -21,6 +25,8 @@ export interface AuthSettings {
 export interface Caller {
   userId: string;
   sessionId: string;
+  /** The API client whose client_credentials grant opened the session; null for the user's own session. */
+  clientId: string | null;
   companyIds: string[];
   expiresAt: Date;
 }
@@ -111,7 +117,11 @@ export class AuthService {
     }
     const failures = `account:client:${request.client_id.trim().toLowerCase()}|${clientAddress}`;
     this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
-    const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch(() => undefined);
+    // An unreadable client id is an unknown client; a database that is down is not (503, and no failure counted).
+    const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch((err: unknown) => {
+      if (isDependencyDown(err)) throw err;
+      return undefined;
+    });
     const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
     const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
     if (!client || !user) {
@@ -213,12 +223,12 @@ export class AuthService {
 
   /** The check every service runs on every caller. */
   async authenticate(accessToken: string, companyHeaderValues: string[]): Promise<Caller> {
-    if (!accessToken) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'missing_token');
+    if (!accessToken) throw missingTokenError();
     const claims = this.tokens.verify(accessToken);
     if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
     const session = await this.liveSession(claims.sessionId, claims.userId);
     const companyIds = effectiveCompanies(session.companyIds, companyHeaderValues);
-    return { userId: claims.userId, sessionId: claims.sessionId, companyIds, expiresAt: claims.expiresAt };
+    return { userId: claims.userId, sessionId: claims.sessionId, clientId: session.clientId, companyIds, expiresAt: claims.expiresAt };
   }
 
   private async liveSession(sessionId: string, userId: string) {
@@ -231,6 +241,7 @@ export class AuthService {
       const memberOf = await this.store.companyIdsOf(row.user_id);
       session = {
         userId: row.user_id,
+        clientId: row.client_id,
         companyIds: row.company_ids.filter((guid) => memberOf.includes(guid)),
         expiresAt: row.expires_at.getTime(),
         revoked: row.revoked_at !== undefined,
@@ -260,10 +271,20 @@ export class AuthService {
   }
 
   /**
-   * An API client acting as the user, limited to `companyIds`: from a request, its effective
-   * company set, so that a narrowed token can only make an equally narrow client.
+   * A new API client acting as the caller's user, limited to the caller's effective company
+   * set, so that a narrowed token can only make an equally narrow client.
    */
-  async createApiClient(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
+  async createApiClient(caller: Caller, name: string): Promise<CreateApiClientResponse> {
+    requireUserSession(caller);
+    return this.createApiClientForUser(caller.userId, caller.companyIds, name);
+  }
+
+  /** An API client acting as the user, limited to `companyIds` (the admin CLI names them). */
+  async createApiClientForUser(userId: string, companyIds: string[], name: string): Promise<CreateApiClientResponse> {
+    // Nothing is created for no company (PRODUCT.md 4): such a client could act for nobody.
+    if (companyIds.length === 0) {
+      throw new RpcError(status.INVALID_ARGUMENT, 'This request covers no company, so an API client made with it could act for none: use a token issued for a company.');
+    }
     const trimmed = name.trim();
     if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
     const secret = newSecret();
@@ -271,15 +292,27 @@ export class AuthService {
     return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at, company_ids: client.company_ids };
   }
 
-  async listApiClients(userId: string): Promise<ApiClient[]> {
-    return (await this.store.apiClientsOf(userId)).map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
+  /** The caller's live API clients inside its effective company set (a client that also acts for another company is not shown). */
+  async listApiClients(caller: Caller): Promise<ApiClient[]> {
+    requireUserSession(caller);
+    return (await this.store.apiClientsOf(caller.userId))
+      .filter((client) => withinCompanies(client.company_ids, caller.companyIds))
+      .map(({ client_id, name, company_ids, created_at }) => ({ client_id, name, company_ids, created_at }));
   }
 
-  /** Revokes the client and ends every session it opened, at once. NOT_FOUND for a client that is not the caller's. */
-  async deleteApiClient(userId: string, clientId: string): Promise<void> {
-    const sessions = await this.store.revokeApiClient(userId, clientId.trim().toLowerCase());
+  /**
+   * Revokes the client and ends every session it opened, at once. NOT_FOUND, exactly as for
+   * a client that does not exist, when it is not the caller's or acts for a company outside
+   * the caller's effective company set.
+   */
+  async deleteApiClient(caller: Caller, clientId: string): Promise<void> {
+    requireUserSession(caller);
+    const id = clientId.trim().toLowerCase();
+    const client = isGuid(id) ? await this.store.findApiClient(id) : undefined;
+    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
+    const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
-    for (const id of sessions) await this.cache.markRevoked(id);
+    for (const sessionId of sessions) await this.cache.markRevoked(sessionId);
   }
 
   /** Counts one attempt against `key` and refuses it when over `max`. */
@@ -299,18 +332,23 @@ export class AuthService {
   }
 }
 
+/**
+ * API clients are managed by people: only a user's own session (password or refresh_token
+ * grant, or an operator-issued token) creates, lists or deletes them. An API client's token
+ * cannot, so no client ever has credentials that outlive it.
+ */
+function requireUserSession(caller: Caller): void {
+  if (caller.clientId !== null) {
+    throw new RpcError(
+      status.PERMISSION_DENIED,
+      "API clients can only be managed with a user's own token (password or refresh_token grant), not with an API client's token.",
+      { reason: 'user_session_required' },
+    );
+  }
+}
+
 export function toUser(user: UserRow): User {
-  return {
-    guid: user.guid,
-    default_company_id: user.default_company_id,
-    whitelabel_id: user.whitelabel_id,
-    name: user.name,
-    email: user.email,
-    phone: user.phone ?? undefined,
-    created_at: user.created_at,
-    updated_at: user.updated_at,
-    deleted_at: user.deleted_at,
-  };
+  return User.fromPartial(toMessageFields(USER_FIELDS, user) as Partial<User>);
 }
 
 function toCompany(company: CompanyRow): Company {

@@ -1,6 +1,6 @@
 /** The auth service as its own process: `node dist/services/auth/main.js` (gRPC auth.v1 on AUTH_GRPC_PORT). */
 import { createLogger } from '../../lib/logger.js';
-import { serveMetrics } from '../../lib/metrics-server.js';
+import { startMetrics } from '../../lib/metrics-server.js';
 import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../../lib/process/entrypoint.js';
 import { shutdownOnSignals } from '../../lib/process/shutdown.js';
 import { startAuthService } from './server.js';
@@ -8,9 +8,7 @@ import { startAuthService } from './server.js';
 const config = loadConfigOrExit();
 const logger = createLogger('auth', config.LOG_LEVEL);
 const auth = await startAuthService(config, logger).catch(exitOnStartFailure('auth service'));
-// Prometheus GET /metrics of this process, when METRICS_PORT is set.
-const metrics =
-  config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.BIND_HOST, config.METRICS_PORT).catch(exitOnStartFailure('auth service metrics'));
+const metrics = await startMetrics(config, logger).catch(exitOnStartFailure('auth service metrics'));
 logger.info({ address: `${reachableHost(config)}:${auth.port}`, bind: config.BIND_HOST, metricsPort: metrics?.port }, 'auth service ready (gRPC auth.v1)');
 shutdownOnSignals(
   async (graceMs) => {

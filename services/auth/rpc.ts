@@ -25,13 +25,10 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
     getCurrentUser: unary(logger, 'GetCurrentUser', async (_req, call) => service.currentUser(await caller(call))),
     listCompanies: unary(logger, 'ListCompanies', async (_req, call) => ({ companies: await service.listCompanies(await caller(call)) })),
     createCompany: unary(logger, 'CreateCompany', async (req, call) => service.createCompany(await caller(call), req.name)),
-    createApiClient: unary(logger, 'CreateApiClient', async (req, call) => {
-      const who = await caller(call);
-      return service.createApiClient(who.userId, who.companyIds, req.name);
-    }),
-    listApiClients: unary(logger, 'ListApiClients', async (_req, call) => ({ clients: await service.listApiClients((await caller(call)).userId) })),
+    createApiClient: unary(logger, 'CreateApiClient', async (req, call) => service.createApiClient(await caller(call), req.name)),
+    listApiClients: unary(logger, 'ListApiClients', async (_req, call) => ({ clients: await service.listApiClients(await caller(call)) })),
     deleteApiClient: unary(logger, 'DeleteApiClient', async (req, call) => {
-      await service.deleteApiClient((await caller(call)).userId, req.client_id);
+      await service.deleteApiClient(await caller(call), req.client_id);
       return {};
     }),
   };
@@ -39,19 +36,17 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
 
 /**
  * The end user's address, for rate limiting. The address the gateway forwards is believed
- * only from a caller that proves to be the gateway (INTERNAL_API_KEY), or, with no key
- * configured, from this host (the one-process stack); anyone else is counted by its peer address.
+ * only from a caller that proves to be the gateway (INTERNAL_API_KEY, which `npm start`
+ * generates when none is configured); anyone else, on this host or not, is counted by its
+ * peer address, whatever it claims.
  */
 function clientAddressOf(internalKey: string | undefined): (call: ServerUnaryCall<unknown, unknown>) => string {
   const expected = internalKey ? Buffer.from(internalKey) : undefined;
   return (call) => {
     const peer = call.getPeer().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
     const forwarded = metadataStrings(call.metadata, 'x-forwarded-for')[0]?.split(',')[0]?.trim();
-    if (!forwarded) return peer;
+    if (!forwarded || !expected) return peer;
     const presented = Buffer.from(metadataStrings(call.metadata, INTERNAL_KEY_METADATA)[0] ?? '');
-    const trusted = expected
-      ? presented.length === expected.length && timingSafeEqual(presented, expected)
-      : peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1';
-    return trusted ? forwarded : peer;
+    return presented.length === expected.length && timingSafeEqual(presented, expected) ? forwarded : peer;
   };
 }

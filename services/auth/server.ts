@@ -71,14 +71,17 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   const db = openAuthDatabase(config, logger);
   await db.migrate.latest();
   const { service, store, cache } = await createAuthService(config, db, logger);
+  if (!config.INTERNAL_API_KEY) {
+    logger.warn(
+      'INTERNAL_API_KEY is not set: the client address a gateway forwards is not believed, so every token request through a gateway counts against the gateway\'s own address (TOKEN_RATE_LIMIT_PER_ADDRESS). Set the same INTERNAL_API_KEY on the gateway and the auth service.',
+    );
+  }
 
   // Redis is a cache: the service is ready whenever its database answers.
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
-    serviceName: 'auth.v1.AuthService',
-    definition: AuthServiceService,
-    implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY),
+    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY) }],
     logger,
     protoFiles: ['auth/v1/auth.proto'],
     isReady: () => store.ping().then(() => true),

@@ -3,6 +3,8 @@ import type { Logger } from '../../lib/logger.js';
 
 export interface CachedSession {
   userId: string;
+  /** The API client that opened the session; null for the user's own session. */
+  clientId: string | null;
   companyIds: string[];
   expiresAt: number;
   revoked: boolean;
@@ -13,7 +15,16 @@ export interface CachedSession {
  * (so a fill racing a revocation cannot resurrect a session); revocations always do.
  */
 /** Tombstone written on revocation: a fill that raced the revocation cannot replace it. */
-const REVOKED: CachedSession = { userId: '', companyIds: [], expiresAt: 0, revoked: true };
+const REVOKED: CachedSession = { userId: '', clientId: null, companyIds: [], expiresAt: 0, revoked: true };
+
+/**
+ * An entry written by an earlier version has no clientId, so it cannot tell a user's session
+ * from an API client's: it counts as a miss (the database answers). Its tombstones still hold.
+ */
+function current(entry: Partial<CachedSession>): CachedSession | undefined {
+  if (entry.revoked) return REVOKED;
+  return entry.clientId === undefined ? undefined : (entry as CachedSession);
+}
 
 export interface SessionCache {
   get(sessionId: string): Promise<CachedSession | undefined>;
@@ -109,7 +120,7 @@ export class RedisSessionCache implements SessionCache {
     if (this.pendingRevocations.has(sessionId) || !this.client.isReady) return undefined;
     try {
       const raw = await this.withTimeout(this.client.get(this.key(sessionId)));
-      return raw ? (JSON.parse(raw) as CachedSession) : undefined;
+      return raw ? current(JSON.parse(raw) as Partial<CachedSession>) : undefined;
     } catch {
       return undefined;
     }

@@ -21,7 +21,7 @@ export const clientCommands: CommandSpec[] = [
       const { service, store } = await context.auth();
       const scope = requestedTokenCompanies(optionalString(values, 'company') ?? '', await store.companyIdsOf(owner.guid), owner.default_company_id);
       if (scope.refused.length) throw new CliError(`--company names companies ${owner.email} does not belong to: ${scope.refused.join(', ')}`);
-      const client = await service.createApiClient(owner.guid, scope.companies, requiredString(values, 'name'));
+      const client = await service.createApiClientForUser(owner.guid, scope.companies, requiredString(values, 'name'));
       return {
         json: { ...client, user_id: owner.guid },
         text: [

@@ -10,7 +10,7 @@ export const tokenCommands: CommandSpec[] = [
       company: {
         type: 'string',
         placeholder: 'guid|list|*',
-        description: "Companies the token covers: a GUID, a comma list, or * for all the user's (default: the default company).",
+        description: "Companies the token covers: a GUID, a comma list, * for all the user's, or none (default: the default company).",
       },
     },
     examples: ['TOKEN=$(ticketing token issue --email ann@example.com)', "ticketing token issue --email ann@example.com --company '*' --json"],

@@ -1,8 +1,8 @@
 import type { Metadata } from '@grpc/grpc-js';
 import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
-import { bearerToken, companyValues } from '../../lib/grpc/caller.js';
+import { bearerToken, companyValues, missingTokenError } from '../../lib/grpc/caller.js';
 import { CLIENT_OPTIONS, callUnary, insecure } from '../../lib/grpc/client.js';
-import { fromServiceError, isServiceError, RpcError } from '../../lib/grpc/errors.js';
+import { fromServiceError, isServiceError } from '../../lib/grpc/errors.js';
 
 export interface AuthenticatedCaller {
   userId: string;
@@ -24,7 +24,7 @@ export class AuthCheck {
 
   async caller(metadata: Metadata): Promise<AuthenticatedCaller> {
     const token = bearerToken(metadata);
-    if (!token) throw RpcError.unauthenticated('An access token is required (Authorization: Bearer <token>).', 'missing_token');
+    if (!token) throw missingTokenError();
     try {
       const result = await callUnary(
         this.client.authenticate.bind(this.client),

@@ -8,18 +8,22 @@ import {
   type ListEventsResponse,
   type UpdateEventRequest,
 } from '../../lib/gen/ticketing/v1/event.js';
+import { EVENT, EVENT_FIELDS } from '../../lib/fields/event.js';
+import { defaultsOf } from '../../lib/fields/kinds.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
-import { etagMatches } from './domain/etag.js';
 import type { EventRecord } from './domain/event-fields.js';
-import { checkEventChanges, checkNewEvent } from './domain/event-validation.js';
+import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import { decodePageToken, encodePageToken, eventListKey, pageSize } from './domain/paging.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { storedGuid } from './request-guid.js';
-import { preconditionFailed, tooMuchContention, WRITE_ATTEMPTS } from './write-conflicts.js';
+import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { eventEtag, eventMessage } from './messages.js';
 import type { EventStore } from './store/event-store.js';
+
+/** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
+const EVENT_SERVER_DEFAULTS = defaultsOf(EVENT_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof EVENT_FIELDS>, 'guid' | 'company_id' | 'created_at'>;
 
 /** The rules of EventService, in the caller's effective company set. */
 export class EventService {
@@ -32,13 +36,13 @@ export class EventService {
   async find(caller: AuthenticatedCaller, guid: string): Promise<EventRecord> {
     const id = storedGuid(guid);
     const event = id ? await this.events.find(caller.companyIds, id) : undefined;
-    if (!event) throw RpcError.notFound('Event');
+    if (!event) throw RpcError.notFound('Event', { type: 'ticketing.v1.Event', name: guid });
     return event;
   }
 
   /** Inside a transaction that adds to the event: NOT_FOUND when it was deleted meanwhile (see EventStore.holdLive). */
   async holdLive(trx: Knex, caller: AuthenticatedCaller, guid: string): Promise<void> {
-    if (!(await this.events.holdLive(trx, caller.companyIds, guid))) throw RpcError.notFound('Event');
+    if (!(await this.events.holdLive(trx, caller.companyIds, guid))) throw RpcError.notFound('Event', { type: 'ticketing.v1.Event', name: guid });
   }
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Event> {
@@ -67,8 +71,8 @@ export class EventService {
     const event = request.event ?? Event.fromPartial({});
     const prepare = async () => {
       const now = new Date();
-      const prospective = { guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now, deleted_at: null };
-      const { values, violations } = checkNewEvent(event, prospective);
+      const prospective = { ...EVENT_SERVER_DEFAULTS, guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now };
+      const { values, violations } = checkNew(EVENT, event, prospective);
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       return { result: eventMessage(record), write: (trx: Knex) => this.events.insert(record, trx) };
@@ -82,27 +86,23 @@ export class EventService {
 
   async update(caller: AuthenticatedCaller, request: UpdateEventRequest, validateOnly: boolean): Promise<Event> {
     const event = request.event ?? Event.fromPartial({});
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.find(caller, event.guid);
-      if (request.etag && !etagMatches(eventEtag(current), request.etag)) throw preconditionFailed('event');
-      const { changes, violations } = checkEventChanges(event, request.update_mask, current);
+    return retryWrite('event', async () => {
+      const current = await this.find(caller, request.guid);
+      const version = conditionalVersion('event', request.etag, () => ({ etag: eventEtag(current), version: current.version }));
+      const { changes, guards, violations } = checkChanges(EVENT, event, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return eventMessage(current);
-      const options = { now: new Date(), version: request.etag ? current.version : undefined };
-      const updated = await this.events.update(caller.companyIds, current.guid, changes, options);
-      if (updated) return eventMessage(updated);
-    }
-    throw tooMuchContention('event');
+      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });
+      return updated && eventMessage(updated);
+    });
   }
 
   /** Soft delete; the event's tickets go with it. */
   async delete(caller: AuthenticatedCaller, request: DeleteEventRequest): Promise<void> {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+    await retryWrite('event', async () => {
       const current = await this.find(caller, request.guid);
-      if (request.etag && !etagMatches(eventEtag(current), request.etag)) throw preconditionFailed('event');
-      const options = { now: new Date(), version: request.etag ? current.version : undefined };
-      if (await this.events.softDelete(caller.companyIds, current.guid, options)) return;
-    }
-    throw tooMuchContention('event');
+      const version = conditionalVersion('event', request.etag, () => ({ etag: eventEtag(current), version: current.version }));
+      return (await this.events.softDelete(caller.companyIds, current.guid, { now: new Date(), version })) || undefined;
+    });
   }
 }

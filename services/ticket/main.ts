@@ -1,6 +1,6 @@
 /** The ticket service as its own process: `node dist/services/ticket/main.js` (gRPC ticketing.v1 on TICKET_GRPC_PORT). */
 import { createLogger } from '../../lib/logger.js';
-import { serveMetrics } from '../../lib/metrics-server.js';
+import { startMetrics } from '../../lib/metrics-server.js';
 import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../../lib/process/entrypoint.js';
 import { shutdownOnSignals } from '../../lib/process/shutdown.js';
 import { startTicketService } from './server.js';
@@ -8,9 +8,7 @@ import { startTicketService } from './server.js';
 const config = loadConfigOrExit();
 const logger = createLogger('ticket', config.LOG_LEVEL);
 const ticket = await startTicketService(config, logger).catch(exitOnStartFailure('ticket service'));
-// Prometheus GET /metrics of this process, when METRICS_PORT is set.
-const metrics =
-  config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.BIND_HOST, config.METRICS_PORT).catch(exitOnStartFailure('ticket service metrics'));
+const metrics = await startMetrics(config, logger).catch(exitOnStartFailure('ticket service metrics'));
 logger.info(
   { address: `${reachableHost(config)}:${ticket.port}`, bind: config.BIND_HOST, auth: config.authGrpcAddress, metricsPort: metrics?.port },
   'ticket service ready (gRPC ticketing.v1)',

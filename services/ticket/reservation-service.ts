@@ -11,6 +11,7 @@ import {
   type Scan,
   type ScanBarcodeRequest,
 } from '../../lib/gen/ticketing/v1/reservation.js';
+import { ticketStatus } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import { stockConflict } from '../../lib/stock-conflicts.js';
@@ -28,7 +29,6 @@ import {
   RESERVE_TTL_DEFAULT,
   SCAN_BARCODE_MAX,
 } from './domain/reservation-rules.js';
-import { ticketStatus } from './domain/ticket-status.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { reservationMessage } from './reservation-messages.js';
 import { storedGuid } from './request-guid.js';

@@ -1,12 +1,35 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Knex } from '../../lib/db.js';
-import type { EventServiceServer } from '../../lib/gen/ticketing/v1/event.js';
-import type { ReservationServiceServer } from '../../lib/gen/ticketing/v1/reservation.js';
-import type { TicketServiceServer } from '../../lib/gen/ticketing/v1/ticket.js';
+import type {
+  CreateEventRequest,
+  DeleteEventRequest,
+  EventServiceServer,
+  GetEventRequest,
+  ListEventsRequest,
+  UpdateEventRequest,
+} from '../../lib/gen/ticketing/v1/event.js';
+import type {
+  ConfirmReservationRequest,
+  GetReservationRequest,
+  ListReservationsRequest,
+  MarkReservationPendingRequest,
+  ReleaseReservationRequest,
+  ReservationServiceServer,
+  ReserveTicketRequest,
+  ScanBarcodeRequest,
+} from '../../lib/gen/ticketing/v1/reservation.js';
+import type {
+  CreateTicketRequest,
+  DeleteTicketRequest,
+  GetTicketRequest,
+  ListTicketsRequest,
+  TicketServiceServer,
+  UpdateTicketRequest,
+} from '../../lib/gen/ticketing/v1/ticket.js';
 import { serverStream, unary } from '../../lib/grpc/server.js';
 import { isValidateOnly } from '../../lib/grpc/validate-only.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AuthCheck } from './auth-check.js';
+import type { AuthCheck, AuthenticatedCaller } from './auth-check.js';
 import { EventService } from './event-service.js';
 import { IdempotentCreation } from './idempotent-creation.js';
 import { ReservationService } from './reservation-service.js';
@@ -26,11 +49,21 @@ function services(db: Knex) {
   return { events, reservations, tickets: new TicketService(ticketStore, events, creations) };
 }
 
+/** What a handler gets: the authenticated caller, the request, and whether only to validate (x-validate-only). */
+type Handler<Req, Res> = (caller: AuthenticatedCaller, request: Req, validateOnly: boolean) => Promise<Res>;
+
+/** The one wrapper of every handler of this service: authenticates the call first. */
+function authenticated(auth: AuthCheck, logger: Logger) {
+  return <Req, Res>(method: string, handle: Handler<Req, Res>) =>
+    unary<Req, Res>(logger, method, async (request, call) => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata)));
+}
+
 export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): TicketServiceServer {
   const { tickets } = services(db);
+  const handler = authenticated(auth, logger);
   return {
-    getTicket: unary(logger, 'GetTicket', async (req, call) => tickets.get(await auth.caller(call.metadata), req.guid)),
-    listTickets: unary(logger, 'ListTickets', async (req, call) => tickets.list(await auth.caller(call.metadata), req)),
+    getTicket: handler('GetTicket', (caller, req: GetTicketRequest) => tickets.get(caller, req.guid)),
+    listTickets: handler('ListTickets', (caller, req: ListTicketsRequest) => tickets.list(caller, req)),
     streamTickets: serverStream(logger, 'StreamTickets', async (req, call) => {
       const caller = await auth.caller(call.metadata);
       for await (const ticket of tickets.stream(caller, req)) {
@@ -38,10 +71,10 @@ export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ti
         if (!call.write(ticket)) await drained(call);
       }
     }),
-    createTicket: unary(logger, 'CreateTicket', async (req, call) => tickets.create(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
-    updateTicket: unary(logger, 'UpdateTicket', async (req, call) => tickets.update(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
-    deleteTicket: unary(logger, 'DeleteTicket', async (req, call) => {
-      await tickets.delete(await auth.caller(call.metadata), req);
+    createTicket: handler('CreateTicket', (caller, req: CreateTicketRequest, validateOnly) => tickets.create(caller, req, validateOnly)),
+    updateTicket: handler('UpdateTicket', (caller, req: UpdateTicketRequest, validateOnly) => tickets.update(caller, req, validateOnly)),
+    deleteTicket: handler('DeleteTicket', async (caller, req: DeleteTicketRequest) => {
+      await tickets.delete(caller, req);
       return {};
     }),
   };
@@ -49,13 +82,14 @@ export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ti
 
 export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): EventServiceServer {
   const { events } = services(db);
+  const handler = authenticated(auth, logger);
   return {
-    getEvent: unary(logger, 'GetEvent', async (req, call) => events.get(await auth.caller(call.metadata), req.guid)),
-    listEvents: unary(logger, 'ListEvents', async (req, call) => events.list(await auth.caller(call.metadata), req)),
-    createEvent: unary(logger, 'CreateEvent', async (req, call) => events.create(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
-    updateEvent: unary(logger, 'UpdateEvent', async (req, call) => events.update(await auth.caller(call.metadata), req, isValidateOnly(call.metadata))),
-    deleteEvent: unary(logger, 'DeleteEvent', async (req, call) => {
-      await events.delete(await auth.caller(call.metadata), req);
+    getEvent: handler('GetEvent', (caller, req: GetEventRequest) => events.get(caller, req.guid)),
+    listEvents: handler('ListEvents', (caller, req: ListEventsRequest) => events.list(caller, req)),
+    createEvent: handler('CreateEvent', (caller, req: CreateEventRequest, validateOnly) => events.create(caller, req, validateOnly)),
+    updateEvent: handler('UpdateEvent', (caller, req: UpdateEventRequest, validateOnly) => events.update(caller, req, validateOnly)),
+    deleteEvent: handler('DeleteEvent', async (caller, req: DeleteEventRequest) => {
+      await events.delete(caller, req);
       return {};
     }),
   };
@@ -63,14 +97,15 @@ export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Eve
 
 export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): ReservationServiceServer {
   const { reservations } = services(db);
+  const handler = authenticated(auth, logger);
   return {
-    reserveTicket: unary(logger, 'ReserveTicket', async (req, call) => reservations.reserve(await auth.caller(call.metadata), req)),
-    getReservation: unary(logger, 'GetReservation', async (req, call) => reservations.get(await auth.caller(call.metadata), req.guid)),
-    listReservations: unary(logger, 'ListReservations', async (req, call) => reservations.list(await auth.caller(call.metadata), req)),
-    markReservationPending: unary(logger, 'MarkReservationPending', async (req, call) => reservations.markPending(await auth.caller(call.metadata), req)),
-    confirmReservation: unary(logger, 'ConfirmReservation', async (req, call) => reservations.confirm(await auth.caller(call.metadata), req)),
-    releaseReservation: unary(logger, 'ReleaseReservation', async (req, call) => reservations.release(await auth.caller(call.metadata), req)),
-    scanBarcode: unary(logger, 'ScanBarcode', async (req, call) => reservations.scan(await auth.caller(call.metadata), req)),
+    reserveTicket: handler('ReserveTicket', (caller, req: ReserveTicketRequest) => reservations.reserve(caller, req)),
+    getReservation: handler('GetReservation', (caller, req: GetReservationRequest) => reservations.get(caller, req.guid)),
+    listReservations: handler('ListReservations', (caller, req: ListReservationsRequest) => reservations.list(caller, req)),
+    markReservationPending: handler('MarkReservationPending', (caller, req: MarkReservationPendingRequest) => reservations.markPending(caller, req)),
+    confirmReservation: handler('ConfirmReservation', (caller, req: ConfirmReservationRequest) => reservations.confirm(caller, req)),
+    releaseReservation: handler('ReleaseReservation', (caller, req: ReleaseReservationRequest) => reservations.release(caller, req)),
+    scanBarcode: handler('ScanBarcode', (caller, req: ScanBarcodeRequest) => reservations.scan(caller, req)),
   };
 }
 

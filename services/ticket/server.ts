@@ -37,16 +37,14 @@ export async function startTicketService(config: Config, logger: Logger): Promis
   const server = await serveGrpc({
     host: config.BIND_HOST,
     port: config.TICKET_GRPC_PORT,
-    serviceName: 'ticketing.v1.TicketService',
-    definition: TicketServiceService,
-    implementation: ticketRpcHandlers(db, auth, logger),
+    services: [
+      { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
+      { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
+      { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
+    ],
     logger,
     protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto', 'ticketing/v1/reservation.proto'],
     isReady: () => db.raw('select 1').then(() => true),
-    extend: (s) => {
-      s.addService(EventServiceService, eventRpcHandlers(db, auth, logger));
-      s.addService(ReservationServiceService, reservationRpcHandlers(db, auth, logger));
-    },
   });
   const sweeper = startExpirySweeper(new ReservationStore(db), config.STOCK_SWEEP_INTERVAL_MS, logger);
 

@@ -8,20 +8,24 @@ import {
   type StreamTicketsRequest,
   type UpdateTicketRequest,
 } from '../../lib/gen/ticketing/v1/ticket.js';
+import { defaultsOf } from '../../lib/fields/kinds.js';
+import { TICKET, TICKET_FIELDS } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { stockConflict } from '../../lib/stock-conflicts.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
-import { etagMatches } from './domain/etag.js';
 import { decodePageToken, encodePageToken, pageSize, ticketListKey } from './domain/paging.js';
 import type { TicketRecord } from './domain/ticket-fields.js';
-import { checkNewTicket, checkTicketChanges } from './domain/ticket-validation.js';
+import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import type { EventService } from './event-service.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { storedGuid } from './request-guid.js';
-import { preconditionFailed, tooMuchContention, WRITE_ATTEMPTS } from './write-conflicts.js';
+import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { ticketEtag, ticketMessage } from './messages.js';
 import type { TicketStore } from './store/ticket-store.js';
+
+/** The server-managed values of a new ticket that are not set per ticket (the counts start at 0, deleted_at at null). */
+const TICKET_SERVER_DEFAULTS = defaultsOf(TICKET_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof TICKET_FIELDS>, 'guid' | 'company_id' | 'event_id' | 'created_at'>;
 
 /** Rows per query of StreamTickets: memory stays constant however long the list. */
 const STREAM_BATCH = 500;
@@ -37,7 +41,7 @@ export class TicketService {
   private async find(caller: AuthenticatedCaller, guid: string): Promise<TicketRecord> {
     const id = storedGuid(guid);
     const ticket = id ? await this.tickets.find(caller.companyIds, id) : undefined;
-    if (!ticket) throw RpcError.notFound('Ticket');
+    if (!ticket) throw RpcError.notFound('Ticket', { type: 'ticketing.v1.Ticket', name: guid });
     return ticket;
   }
 
@@ -78,18 +82,8 @@ export class TicketService {
     const prepare = async () => {
       const event = await this.events.find(caller, request.event_id);
       const now = new Date();
-      const prospective = {
-        guid: newGuid(),
-        company_id: event.company_id,
-        event_id: event.guid,
-        created_at: now,
-        deleted_at: null,
-        sold_count: 0,
-        scanned_count: 0,
-        reserved_count: 0,
-        pending_count: 0,
-      };
-      const { values, violations } = checkNewTicket(ticket, prospective);
+      const prospective = { ...TICKET_SERVER_DEFAULTS, guid: newGuid(), company_id: event.company_id, event_id: event.guid, created_at: now };
+      const { values, violations } = checkNew(TICKET, ticket, prospective);
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       const write = async (trx: Knex) => {
@@ -118,27 +112,23 @@ export class TicketService {
    */
   async update(caller: AuthenticatedCaller, request: UpdateTicketRequest, validateOnly: boolean): Promise<Ticket> {
     const ticket = request.ticket ?? Ticket.fromPartial({});
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.find(caller, ticket.guid);
-      if (request.etag && !etagMatches(ticketEtag(current, new Date()), request.etag)) throw preconditionFailed('ticket');
-      const { changes, guards, violations } = checkTicketChanges(ticket, request.update_mask, current);
+    return retryWrite('ticket', async () => {
+      const current = await this.find(caller, request.guid);
+      const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
+      const { changes, guards, violations } = checkChanges(TICKET, ticket, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return ticketMessage(current, new Date());
-      const options = { now: new Date(), version: request.etag ? current.version : undefined, guards };
-      const updated = await this.tickets.update(caller.companyIds, current.guid, changes, options);
-      if (updated) return ticketMessage(updated, new Date());
-    }
-    throw tooMuchContention('ticket');
+      const updated = await this.tickets.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });
+      return updated && ticketMessage(updated, new Date());
+    });
   }
 
   async delete(caller: AuthenticatedCaller, request: DeleteTicketRequest): Promise<void> {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+    await retryWrite('ticket', async () => {
       const current = await this.find(caller, request.guid);
-      if (request.etag && !etagMatches(ticketEtag(current, new Date()), request.etag)) throw preconditionFailed('ticket');
+      const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
       if (current.reserved_count + current.pending_count > 0) throw stockConflict('stock_held');
-      const options = { now: new Date(), version: request.etag ? current.version : undefined };
-      if (await this.tickets.softDelete(caller.companyIds, current.guid, options)) return;
-    }
-    throw tooMuchContention('ticket');
+      return (await this.tickets.softDelete(caller.companyIds, current.guid, { now: new Date(), version })) || undefined;
+    });
   }
 }

@@ -1,14 +1,36 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '../../lib/grpc/errors.js';
+import { ifMatchTags } from './domain/etag.js';
 
 /** A stale etag (If-Match): 412 at the gateway. */
-export function preconditionFailed(what: string): RpcError {
+function preconditionFailed(what: string): RpcError {
   return new RpcError(status.FAILED_PRECONDITION, `The ${what} has changed since the given ETag (If-Match) was read.`);
 }
 
 /** How often a write is re-checked and re-tried when its row changed between the read and the write. */
-export const WRITE_ATTEMPTS = 5;
+const WRITE_ATTEMPTS = 5;
 
-export function tooMuchContention(what: string): RpcError {
+function tooMuchContention(what: string): RpcError {
   return new RpcError(status.ABORTED, `The ${what} kept changing while it was being updated; try again.`);
+}
+
+/**
+ * The If-Match (the request's etag) of a write against the current state: the version the
+ * write must still find (undefined: unconditional), or FAILED_PRECONDITION when stale.
+ */
+export function conditionalVersion(what: string, ifMatch: string, current: () => { etag: string; version: number }): number | undefined {
+  const tags = ifMatchTags(ifMatch);
+  if (tags.length === 0) return undefined;
+  const { etag, version } = current();
+  if (!tags.some((tag) => tag === '*' || tag === etag)) throw preconditionFailed(what);
+  return version;
+}
+
+/** Runs a read-check-write attempt again while the row changed between its read and its write (the attempt answers undefined). */
+export async function retryWrite<R>(what: string, attempt: () => Promise<R | undefined>): Promise<R> {
+  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+  }
+  throw tooMuchContention(what);
 }

@@ -1,9 +1,6 @@
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
+import { listServices } from '../support/grpc-introspection.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -38,9 +35,10 @@ describe('logs, metrics and reflection', () => {
     expect(all).not.toContain(stack.env.AUTH_JWT_SECRET!);
   });
 
-  it('serves Prometheus metrics: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
+  it('serves Prometheus metrics on the metrics port: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
     await request(`${stack.authUrl}/users/me`, { headers: bearer('bad-token') });
-    const response = await request(`${stack.baseUrl}/metrics`);
+    expect(new URL(stack.metricsUrl).port).not.toBe(new URL(stack.baseUrl).port);
+    const response = await request(stack.metricsUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = response.text;
@@ -55,24 +53,24 @@ describe('logs, metrics and reflection', () => {
     expect(text).not.toMatch(/route="\/auth\/users\/[0-9a-f]{8}-/);
   });
 
+  it('does not serve metrics on the public port: /metrics answers 404 like any unknown route', async () => {
+    for (const path of ['/metrics', '/metrics/', '/METRICS', '/metrics?format=text']) {
+      const response = await request(`${stack.baseUrl}${path}`);
+      const unknown = await request(`${stack.baseUrl}/no-such-route${path.slice('/metrics'.length)}`);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toMatch(/^application\/problem\+json/);
+      expect(response.body, path).toEqual({ ...unknown.body, detail: expect.stringMatching(/^No route for GET \/metrics/i) });
+      expect(response.text, path).not.toMatch(/http_requests_total|process_cpu/);
+    }
+    const head = await fetch(`${stack.baseUrl}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    // The metrics port serves /metrics and nothing else.
+    const metricsOrigin = new URL(stack.metricsUrl).origin;
+    expect((await request(`${metricsOrigin}/healthz`)).status).toBe(404);
+    expect((await request(stack.metricsUrl, { method: 'POST' })).status).toBe(404);
+  });
+
   it('answers gRPC server reflection on both services', async () => {
-    const require = createRequire(import.meta.url);
-    const protoFile = path.join(path.dirname(require.resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
-    const loaded = loadPackageDefinition(loadSync(protoFile, { keepCase: true })) as GrpcObject;
-    const Reflection = ((loaded.grpc as GrpcObject).reflection as GrpcObject).v1 as GrpcObject;
-    const listServices = (address: string) =>
-      new Promise<string[]>((resolve, reject) => {
-        const client = new (Reflection.ServerReflection as ServiceClientConstructor)(address, credentials.createInsecure());
-        const call = (client as unknown as { ServerReflectionInfo: (o: object) => NodeJS.EventEmitter & { write(m: object): void; end(): void } })
-          .ServerReflectionInfo({ deadline: Date.now() + 5000 });
-        call.on('data', (message: { list_services_response?: { service: Array<{ name: string }> } }) => {
-          resolve((message.list_services_response?.service ?? []).map((s) => s.name).sort());
-          call.end();
-          client.close();
-        });
-        call.on('error', reject);
-        call.write({ list_services: '' });
-      });
     expect(await listServices(stack.authGrpcAddress)).toEqual(expect.arrayContaining(['auth.v1.AuthService', 'grpc.health.v1.Health']));
     expect(await listServices(stack.ticketGrpcAddress)).toEqual(
       expect.arrayContaining(['ticketing.v1.EventService', 'ticketing.v1.TicketService', 'grpc.health.v1.Health']),

@@ -5,7 +5,7 @@ import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
 import { createBackendClients } from '../../gateway/clients.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
-import { schemaValidator } from '../support/openapi-validator.js';
+import { openApiValidator } from '../support/openapi.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
 interface Layer {
@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
     stack = await startTestStack();
     account = await signUpAndLogin(stack);
     document = (await request(`${stack.baseUrl}/openapi.json`)).body;
-    validate = schemaValidator(document);
+    validate = openApiValidator(document).schema;
   });
   afterAll(async () => stack?.stop());
 

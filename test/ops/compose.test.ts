@@ -147,6 +147,22 @@ describe('docker-compose.yml', () => {
     expect(readEnvExample().values.HTTP_PORT).toBe('8080');
   });
 
+  it('serves metrics on their own port inside the compose network, never published nor on the gateway port', () => {
+    for (const [name, service] of [
+      [gatewayName, gateway],
+      [authName, auth],
+      [ticketName, ticket],
+    ] as const) {
+      const config = configOf(service);
+      expect(config.METRICS_PORT, name).toEqual(expect.any(Number));
+      expect(config.METRICS_PORT, name).not.toBe(config.PORT);
+      // reachable by a Prometheus on the compose network ...
+      expect(config.METRICS_HOST, name).toBe('0.0.0.0');
+      // ... and not from outside it
+      expect(portsOf(service, vars).map((p) => p.target), name).not.toContain(config.METRICS_PORT);
+    }
+  });
+
   it('the database URLs point at the mysql service, as its user, at two schemas the init script creates', () => {
     expect(mysqlEntry).toBeDefined();
     const [mysqlName, mysql] = mysqlEntry!;

@@ -1,38 +1,14 @@
-import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
+import { healthStatus, servedServices } from '../support/grpc-introspection.js';
 import { waitFor } from '../support/redis-server.js';
-import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { bearer, request, signUpAndLogin, type JsonResponse } from '../support/http.js';
-
-const HealthClient = makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
-
-function healthStatus(client: Client, service: string): Promise<string> {
-  return new Promise((resolve) => {
-    (client as unknown as { check: (r: object, o: object, cb: (e: ServiceError | null, r: { status: string }) => void) => void }).check(
-      { service },
-      { deadline: Date.now() + 3000 },
-      (err, response) => resolve(err ? `error ${err.code}` : String(response.status)),
-    );
-  });
-}
-
-/** What an answer must never show: SQL, driver and library names, error codes, stack frames, file paths, addresses. */
-const INTERNALS =
-  /\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE)\b|`|knex|mysql|mariadb|sqlite|ECONN|ETIMEDOUT|EHOSTUNREACH|PROTOCOL_|\bER_[A-Z_]+|errno|sqlState|\bat \S+ \(|\.(ts|js|mjs|cjs)\b|node_modules|[/\\](work|home|tmp|usr|srv|app)[/\\]|localhost|\b\d{1,3}(\.\d{1,3}){3}\b|stack|Timeout acquiring/i;
-
-function expectUnavailableProblem(res: JsonResponse, label: string): void {
-  expect(res.status, `${label}: ${res.text.slice(0, 500)}`).toBe(503);
-  expect(res.headers.get('retry-after'), label).toMatch(/^[1-9]\d*$/);
-  expect(res.headers.get('content-type') ?? '', label).toMatch(/^application\/problem\+json/);
-  expect(res.body, label).toMatchObject({ status: 503 });
-  expect(typeof res.body.title, label).toBe('string');
-  expect(typeof res.body.detail, label).toBe('string');
-  expect(res.text, label).not.toMatch(INTERNALS);
-}
+import { startStackBehindDatabaseProxies, type StackBehindProxies } from '../support/database-proxy.js';
+import { testBackend, type TestStack } from '../support/stack.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import { bearer, request, signUpAndLogin } from '../support/http.js';
+import { expectUnavailableProblem, INTERNALS } from '../support/unavailable.js';
 
 function getTicketOverGrpc(client: TicketServiceClient, token: string, guid: string): Promise<ServiceError | null> {
   const md = new Metadata();
@@ -47,52 +23,54 @@ function getTicketOverGrpc(client: TicketServiceClient, token: string, guid: str
  * proxy that the test cuts and heals. MySQL only: an embedded SQLite file cannot go away.
  */
 describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', () => {
+  let proxied: StackBehindProxies;
   let stack: TestStack;
   let authProxy: TcpProxy;
   let ticketProxy: TcpProxy;
-  let auth: Client;
-  let ticket: Client;
+  /** The gRPC addresses of the two services. */
+  let auth: string;
+  let ticket: string;
 
   beforeAll(async () => {
-    const mysqlPort = Number(new URL(process.env.TEST_MYSQL_URL!).port || 3306);
-    authProxy = await TcpProxy.start(mysqlPort);
-    ticketProxy = await TcpProxy.start(mysqlPort);
-    const throughProxy = (url: string) => {
-      const parsed = new URL(url);
-      parsed.hostname = '127.0.0.1';
-      parsed.port = String((parsed.pathname.endsWith('_auth') ? authProxy : ticketProxy).port);
-      return parsed.toString();
-    };
-    stack = await startTestStack({}, { mapDatabaseUrl: throughProxy });
-    auth = new HealthClient(stack.authGrpcAddress, credentials.createInsecure());
-    ticket = new HealthClient(stack.ticketGrpcAddress, credentials.createInsecure());
+    proxied = await startStackBehindDatabaseProxies();
+    ({ stack, authProxy, ticketProxy } = proxied);
+    auth = stack.authGrpcAddress;
+    ticket = stack.ticketGrpcAddress;
   });
 
-  afterAll(async () => {
-    auth?.close();
-    ticket?.close();
-    await stack?.stop();
-    await authProxy?.close();
-    await ticketProxy?.close();
-  });
+  afterAll(async () => proxied?.stop());
 
-  it('is SERVING with the database, NOT_SERVING without it, SERVING again after, with no restart', async () => {
-    expect(await healthStatus(auth, '')).toBe('SERVING');
-    expect(await healthStatus(ticket, 'ticketing.v1.TicketService')).toBe('SERVING');
+  /** The status of '' and of every service the server at `address` serves. */
+  async function everyStatus(address: string): Promise<Record<string, string>> {
+    const names = ['', ...(await servedServices(address))];
+    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await healthStatus(address, name)] as const)));
+  }
+  const all = (names: string[], value: string) => Object.fromEntries(['', ...names].map((name) => [name, value]));
+
+  it('is SERVING with the database, NOT_SERVING without it, SERVING again after, with no restart: every service of each port', async () => {
+    const ticketServices = await servedServices(ticket);
+    const authServices = await servedServices(auth);
+    expect(ticketServices).toEqual(['ticketing.v1.EventService', 'ticketing.v1.TicketService']);
+    expect(authServices).toEqual(['auth.v1.AuthService']);
+    expect(await everyStatus(auth)).toEqual(all(authServices, 'SERVING'));
+    expect(await everyStatus(ticket)).toEqual(all(ticketServices, 'SERVING'));
     expect((await request(`${stack.baseUrl}/healthz`)).status).toBe(200);
 
     ticketProxy.cut();
     await waitFor(async () => (await healthStatus(ticket, '')) === 'NOT_SERVING', 15_000, 250);
-    expect(await healthStatus(ticket, 'ticketing.v1.TicketService')).toBe('NOT_SERVING');
-    expect(await healthStatus(auth, '')).toBe('SERVING');
+    expect(await everyStatus(ticket)).toEqual(all(ticketServices, 'NOT_SERVING'));
+    expect(await everyStatus(auth)).toEqual(all(authServices, 'SERVING'));
     expect((await request(`${stack.baseUrl}/healthz`)).status).toBe(503);
 
     authProxy.cut();
     await waitFor(async () => (await healthStatus(auth, 'auth.v1.AuthService')) === 'NOT_SERVING', 15_000, 250);
+    expect(await everyStatus(auth)).toEqual(all(authServices, 'NOT_SERVING'));
 
     ticketProxy.heal();
     authProxy.heal();
     await waitFor(async () => (await healthStatus(ticket, '')) === 'SERVING' && (await healthStatus(auth, '')) === 'SERVING', 20_000, 250);
+    expect(await everyStatus(ticket)).toEqual(all(ticketServices, 'SERVING'));
+    expect(await everyStatus(auth)).toEqual(all(authServices, 'SERVING'));
     await waitFor(async () => (await request(`${stack.baseUrl}/healthz`)).status === 200, 10_000, 250);
   }, 90_000);
 

@@ -8,6 +8,8 @@ export interface Outcome {
   finishedAt: number;
   status?: number;
   body?: string;
+  /** The Retry-After header of the answer, when it had one. */
+  retryAfter?: string;
   /** A connection-level failure (no HTTP response): its code or message. */
   error?: string;
 }
@@ -22,7 +24,8 @@ export function httpRequest(
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ name: options.name ?? url, startedAt, finishedAt: Date.now(), status: response.statusCode, body }));
+      const retryAfter = response.headers['retry-after'];
+      response.on('end', () => resolve({ name: options.name ?? url, startedAt, finishedAt: Date.now(), status: response.statusCode, body, retryAfter }));
       response.on('error', (err: NodeJS.ErrnoException) =>
         resolve({ name: options.name ?? url, startedAt, finishedAt: Date.now(), error: `response aborted: ${err.code ?? err.message}` }),
       );
@@ -43,7 +46,7 @@ export class SteadyLoad {
   readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
   constructor(
-    private readonly targets: Array<{ name: string; url: string; headers?: Record<string, string> }>,
+    private readonly targets: Array<{ name: string; url: string; method?: string; headers?: Record<string, string>; body?: string }>,
     private readonly concurrency = 20,
   ) {}
 
@@ -53,7 +56,7 @@ export class SteadyLoad {
         (async () => {
           for (let n = i; !this.stopping; n++) {
             const target = this.targets[n % this.targets.length]!;
-            this.outcomes.push(await httpRequest(target.url, { headers: target.headers, agent: this.agent, name: target.name }));
+            this.outcomes.push(await httpRequest(target.url, { ...target, agent: this.agent }));
           }
         })(),
       );

@@ -117,7 +117,7 @@ export function spawnNode(name: string, source: string, args: string[], env: Rec
 export interface Topology {
   baseUrl: string;
   authUrl: string;
-  ports: Record<Part, number> & { authMetrics: number; ticketMetrics: number };
+  ports: Record<Part, number> & { metrics: Record<Part, number> };
   env: Record<Part, Record<string, string>>;
   processes: Record<Part, RunningProcess>;
   /** Every process's output, for failure messages. */
@@ -145,10 +145,9 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     auth: await freePort(),
     ticket: await freePort(),
     gateway: await freePort(),
-    authMetrics: await freePort(),
-    ticketMetrics: await freePort(),
+    metrics: { auth: await freePort(), ticket: await freePort(), gateway: await freePort() },
   };
-  const local: Record<string, string> = { BIND_HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_DATABASE_URL: '', TICKET_DATABASE_URL: '', REDIS_URL: '' };
+  const local: Record<string, string> = { BIND_HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_DATABASE_URL: '', TICKET_DATABASE_URL: '', REDIS_URL: '' };
   if (testBackend() === 'mysql') {
     const databases = await createTestDatabases(requiredEnv('TEST_MYSQL_URL'), id);
     cleanups.push(() => databases.drop());
@@ -170,7 +169,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       TICKET_GRPC_PORT: String(ports.ticket),
       AUTH_GRPC_ADDRESS: relocate(composeEnv.AUTH_GRPC_ADDRESS!, ports.auth),
       TICKET_GRPC_ADDRESS: relocate(composeEnv.TICKET_GRPC_ADDRESS!, ports.ticket),
-      METRICS_PORT: String(part === 'auth' ? ports.authMetrics : part === 'ticket' ? ports.ticketMetrics : ''),
+      METRICS_PORT: String(ports.metrics[part]),
       ...options.overrides,
       ...options.extra?.[part],
     };

@@ -57,6 +57,14 @@ describe('the compose topology as separate processes', () => {
 
     const health = await request(`${stack.baseUrl}/healthz`);
     expect(health.status).toBe(200);
+
+    // Each process serves its metrics on its own METRICS_PORT; the public port does not.
+    for (const part of ['auth', 'ticket', 'gateway'] as const) {
+      const metrics = await request(`http://127.0.0.1:${stack.ports.metrics[part]}/metrics`);
+      expect(metrics.status, part).toBe(200);
+      expect(metrics.text, part).toMatch(part === 'gateway' ? /http_requests_total\{method="GET",route="\/healthz",status="200"\}/ : /db_pool_connections\{database="\w+",state="used"\}/);
+    }
+    expect((await request(`${stack.baseUrl}/metrics`)).status).toBe(404);
     expect(health.body.services).toEqual({ gateway: 'ok', auth: 'SERVING', ticket: 'SERVING' });
 
     account = await signUpAndLogin(asStack(stack));

@@ -15,6 +15,8 @@ export interface TestStack {
   authUrl: string;
   authGrpcAddress: string;
   ticketGrpcAddress: string;
+  /** Prometheus GET /metrics of the stack (its own port, not the gateway's). */
+  metricsUrl: string;
   env: Record<string, string>;
   running: RunningStack;
   stop(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startTestStack(
     PORT: '0',
     AUTH_GRPC_PORT: '0',
     TICKET_GRPC_PORT: '0',
+    METRICS_PORT: '0',
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000',
@@ -77,6 +80,7 @@ export async function startTestStack(
     authUrl: `${baseUrl}${config.AUTH_PATH_PREFIX}`,
     authGrpcAddress: `127.0.0.1:${running.authPort}`,
     ticketGrpcAddress: `127.0.0.1:${running.ticketPort}`,
+    metricsUrl: `http://127.0.0.1:${running.metricsPort}/metrics`,
     env,
     running,
     async stop() {

@@ -6,8 +6,8 @@
  */
 import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Event, EventServiceClient } from '../../lib/gen/ticketing/v1/event.js';
-import { Ticket, TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
+import { Event, EventServiceClient, EventStatus } from '../../lib/gen/ticketing/v1/event.js';
+import { BarcodeType, Ticket, TicketServiceClient, TicketStatus, TicketStatusOverrule } from '../../lib/gen/ticketing/v1/ticket.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { bearer, GUID, NIL_LIKE_GUID, request, signUpAndLogin, type Account } from './helpers.js';
@@ -80,7 +80,7 @@ describe('EventService', () => {
     expect(created.name).toBe('gRPC event');
     expect(created.description).toBe('desc');
     expect(created.start?.toISOString()).toBe(start.toISOString());
-    expect(created.status).toBe('normal');
+    expect(created.status).toBe(EventStatus.EVENT_STATUS_NORMAL);
     expect(created.etag).not.toBe('');
     expect(created.created_at).toBeInstanceOf(Date);
 
@@ -102,19 +102,19 @@ describe('EventService', () => {
     expect(seen).toEqual([created.guid, ...more.map((e) => e.guid)]);
     expect(pages).toBe(2);
 
-    const renamed = await call(events.updateEvent.bind(events), { event: Event.fromPartial({ guid: created.guid, name: 'Renamed over gRPC' }), update_mask: ['name'], etag: '' });
+    const renamed = await call(events.updateEvent.bind(events), { guid: created.guid, event: Event.fromPartial({ guid: created.guid, name: 'Renamed over gRPC' }), update_mask: ['name'], etag: '' });
     expect(renamed.name).toBe('Renamed over gRPC');
     expect(renamed.description).toBe('desc');
     expect(renamed.etag).not.toBe(created.etag);
     expect(renamed.updated_at!.getTime()).toBeGreaterThan(created.updated_at!.getTime());
     // a field in the mask but unset becomes null
-    const cleared = await call(events.updateEvent.bind(events), { event: Event.fromPartial({ guid: created.guid }), update_mask: ['description'], etag: '' });
+    const cleared = await call(events.updateEvent.bind(events), { guid: created.guid, event: Event.fromPartial({ guid: created.guid }), update_mask: ['description'], etag: '' });
     expect(cleared.description).toBeUndefined();
     expect(cleared.name).toBe('Renamed over gRPC');
     const rest = await request(`${stack.baseUrl}/event/${created.guid}`, { headers: bearer(account.accessToken) });
     expect(rest.body).toMatchObject({ name: 'Renamed over gRPC', description: null, start: '2031-09-01T18:00:00+00:00' });
 
-    const stale = await failure(call(events.updateEvent.bind(events), { event: Event.fromPartial({ guid: created.guid, name: 'x' }), update_mask: ['name'], etag: created.etag }));
+    const stale = await failure(call(events.updateEvent.bind(events), { guid: created.guid, event: Event.fromPartial({ guid: created.guid, name: 'x' }), update_mask: ['name'], etag: created.etag }));
     expect(stale.code).toBe(status.FAILED_PRECONDITION);
 
     await call(events.deleteEvent.bind(events), { guid: created.guid, etag: '' });
@@ -158,14 +158,15 @@ describe('TicketService', () => {
 
     const got = await call(tickets.getTicket.bind(tickets), { guid: created.guid });
     expect(got.guid).toBe(created.guid);
-    expect(got.status).toBe('sold_out');
-    expect(got.status_overrule).toBe('auto');
-    expect(got.barcode_type).toBe('generate');
+    expect(got.status).toBe(TicketStatus.TICKET_STATUS_SOLD_OUT);
+    expect(got.status_overrule).toBe(TicketStatusOverrule.TICKET_STATUS_OVERRULE_AUTO);
+    expect(got.barcode_type).toBe(BarcodeType.BARCODE_TYPE_GENERATE);
     expect(got.available_stock).toBe(0);
     expect(got.combines_products).toBe(true);
     expect(got.deleted_at).toBeUndefined();
 
     const updated = await call(tickets.updateTicket.bind(tickets), {
+      guid: created.guid,
       ticket: Ticket.fromPartial({ guid: created.guid, available_stock: 10, description: 'via mask', min_price: '9.99', name: 'NOT IN MASK' }),
       update_mask: ['available_stock', 'description', 'min_price'],
       etag: '',
@@ -174,16 +175,17 @@ describe('TicketService', () => {
     expect(updated.description).toBe('via mask');
     expect(Number(updated.min_price)).toBe(9.99);
     expect(updated.name).toBe('Over gRPC');
-    expect(updated.status).toBe('available');
+    expect(updated.status).toBe(TicketStatus.TICKET_STATUS_AVAILABLE);
     expect(updated.etag).not.toBe(got.etag);
     const rest = await request(`${stack.baseUrl}/ticket/${created.guid}`, { headers: bearer(account.accessToken) });
     expect(rest.body).toMatchObject({ available_stock: 10, description: 'via mask', min_price: 9.99, vat_percentage: 21, name: 'Over gRPC', status: 'available' });
 
     const stale = await failure(
-      call(tickets.updateTicket.bind(tickets), { ticket: Ticket.fromPartial({ guid: created.guid, description: 'stale' }), update_mask: ['description'], etag: got.etag }),
+      call(tickets.updateTicket.bind(tickets), { guid: created.guid, ticket: Ticket.fromPartial({ guid: created.guid, description: 'stale' }), update_mask: ['description'], etag: got.etag }),
     );
     expect(stale.code).toBe(status.FAILED_PRECONDITION);
     const withEtag = await call(tickets.updateTicket.bind(tickets), {
+      guid: created.guid,
       ticket: Ticket.fromPartial({ guid: created.guid, description: 'fresh' }),
       update_mask: ['description'],
       etag: updated.etag,
@@ -247,7 +249,7 @@ describe('TicketService', () => {
     expect((await failure(createTicket(event.guid, {}, '', theirs))).code).toBe(status.NOT_FOUND);
     expect((await failure(call(tickets.listTickets.bind(tickets), { event_id: event.guid, page_size: 10, page_token: '' }, theirs))).code).toBe(status.NOT_FOUND);
     const upd = await failure(
-      call(tickets.updateTicket.bind(tickets), { ticket: Ticket.fromPartial({ guid: t.guid, name: 'hijack' }), update_mask: ['name'], etag: '' }, theirs),
+      call(tickets.updateTicket.bind(tickets), { guid: t.guid, ticket: Ticket.fromPartial({ guid: t.guid, name: 'hijack' }), update_mask: ['name'], etag: '' }, theirs),
     );
     expect(upd.code).toBe(status.NOT_FOUND);
     expect((await failure(call(tickets.deleteTicket.bind(tickets), { guid: t.guid, etag: '' }, theirs))).code).toBe(status.NOT_FOUND);
@@ -275,13 +277,13 @@ describe('errors and deadlines', () => {
         () => call(events.getEvent.bind(events), { guid: event.guid }, md),
         () => call(events.listEvents.bind(events), { page_size: 0, page_token: '' }, md),
         () => call(events.createEvent.bind(events), { event: Event.fromPartial({ name: 'x' }), request_id: '' }, md),
-        () => call(events.updateEvent.bind(events), { event: Event.fromPartial({ guid: event.guid, name: 'x' }), update_mask: ['name'], etag: '' }, md),
+        () => call(events.updateEvent.bind(events), { guid: event.guid, event: Event.fromPartial({ guid: event.guid, name: 'x' }), update_mask: ['name'], etag: '' }, md),
         () => call(events.deleteEvent.bind(events), { guid: event.guid, etag: '' }, md),
         () => call(tickets.getTicket.bind(tickets), { guid: t.guid }, md),
         () => call(tickets.listTickets.bind(tickets), { event_id: event.guid, page_size: 0, page_token: '' }, md),
         () => stream(event.guid, md),
         () => call(tickets.createTicket.bind(tickets), { event_id: event.guid, ticket: Ticket.fromPartial({ name: 'x', vat_percentage: '1' }), request_id: '' }, md),
-        () => call(tickets.updateTicket.bind(tickets), { ticket: Ticket.fromPartial({ guid: t.guid, name: 'x' }), update_mask: ['name'], etag: '' }, md),
+        () => call(tickets.updateTicket.bind(tickets), { guid: t.guid, ticket: Ticket.fromPartial({ guid: t.guid, name: 'x' }), update_mask: ['name'], etag: '' }, md),
         () => call(tickets.deleteTicket.bind(tickets), { guid: t.guid, etag: '' }, md),
       ];
       const names = ['GetEvent', 'ListEvents', 'CreateEvent', 'UpdateEvent', 'DeleteEvent', 'GetTicket', 'ListTickets', 'StreamTickets', 'CreateTicket', 'UpdateTicket', 'DeleteTicket'];
@@ -310,7 +312,8 @@ describe('errors and deadlines', () => {
     const t = await createTicket(event.guid);
     const upd = await failure(
       call(tickets.updateTicket.bind(tickets), {
-        ticket: Ticket.fromPartial({ guid: t.guid, increment: 0, barcode_type: 'qr' }),
+        guid: t.guid,
+        ticket: Ticket.fromPartial({ guid: t.guid, increment: 0, barcode_type: BarcodeType.BARCODE_TYPE_UNSPECIFIED }),
         update_mask: ['increment', 'barcode_type'],
         etag: '',
       }),
@@ -321,11 +324,11 @@ describe('errors and deadlines', () => {
     expect(updFields.some((f) => fieldMatches(f, 'barcode_type'))).toBe(true);
 
     const badMask = await failure(
-      call(tickets.updateTicket.bind(tickets), { ticket: Ticket.fromPartial({ guid: t.guid }), update_mask: ['no_such_field'], etag: '' }),
+      call(tickets.updateTicket.bind(tickets), { guid: t.guid, ticket: Ticket.fromPartial({ guid: t.guid }), update_mask: ['no_such_field'], etag: '' }),
     );
     expect(badMask.code).toBe(status.INVALID_ARGUMENT);
     const serverManaged = await failure(
-      call(tickets.updateTicket.bind(tickets), { ticket: Ticket.fromPartial({ guid: t.guid, sold_count: 5 }), update_mask: ['sold_count'], etag: '' }),
+      call(tickets.updateTicket.bind(tickets), { guid: t.guid, ticket: Ticket.fromPartial({ guid: t.guid, sold_count: 5 }), update_mask: ['sold_count'], etag: '' }),
     );
     expect(serverManaged.code).toBe(status.INVALID_ARGUMENT);
     expect((await call(tickets.getTicket.bind(tickets), { guid: t.guid })).sold_count).toBe(0);

@@ -1,18 +1,11 @@
 import { fromDbTime, isUniqueViolation, toDbTime, type Knex } from '../../../lib/db.js';
+import type { FieldRole, ValuesOf } from '../../../lib/fields/kinds.js';
+import { valuesFromRow } from '../../../lib/fields/rows.js';
+import { USER_FIELDS } from '../../../lib/fields/user.js';
 import { newGuid } from '../../../lib/ids.js';
 
-export interface UserRow {
-  guid: string;
-  whitelabel_id: string;
-  default_company_id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  password_hash: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at?: Date;
-}
+/** A user: the fields of lib/fields/user.ts plus the password hash, which never leaves the service. */
+export type UserRow = ValuesOf<typeof USER_FIELDS, FieldRole> & { password_hash: string };
 
 export interface CompanyRow {
   guid: string;
@@ -62,18 +55,7 @@ export class DuplicateEmailError extends Error {}
 
 type Raw = Record<string, unknown>;
 
-const toUser = (r: Raw): UserRow => ({
-  guid: r.guid as string,
-  whitelabel_id: r.whitelabel_id as string,
-  default_company_id: r.default_company_id as string,
-  name: r.name as string,
-  email: r.email as string,
-  phone: (r.phone as string | null) ?? null,
-  password_hash: r.password_hash as string,
-  created_at: fromDbTime(r.created_at as string)!,
-  updated_at: fromDbTime(r.updated_at as string)!,
-  deleted_at: fromDbTime(r.deleted_at as string | null),
-});
+const toUser = (r: Raw): UserRow => ({ ...valuesFromRow<ValuesOf<typeof USER_FIELDS, FieldRole>>(USER_FIELDS, r), password_hash: r.password_hash as string });
 
 const toCompany = (r: Raw): CompanyRow => ({
   guid: r.guid as string,

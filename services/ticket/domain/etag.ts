@@ -10,12 +10,13 @@ export function etagOf(...parts: Array<string | number>): string {
 }
 
 /**
- * If-Match semantics: the value is one tag, `*`, or a comma-separated list; quotes and a
- * W/ prefix are tolerated.
+ * The tags of an If-Match value (the REST header, passed through as the request's etag):
+ * one tag, `*`, or a comma-separated list; quotes and a W/ prefix are tolerated. No tags
+ * (absent, empty, or only empty tags) means no condition.
  */
-export function etagMatches(current: string, ifMatch: string): boolean {
+export function ifMatchTags(ifMatch: string): string[] {
   return ifMatch
     .split(',')
     .map((tag) => tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))
-    .some((tag) => tag === '*' || tag === current);
+    .filter((tag) => tag !== '');
 }

@@ -1,29 +1,16 @@
-/** The event's fields (PRODUCT.md section 5) and their roles on create and update. */
+import type { ValuesOf } from '../../../lib/fields/kinds.js';
+import type { EVENT_FIELDS } from '../../../lib/fields/event.js';
 
-export interface EventValues {
-  name: string;
-  description: string | null;
-  start: Date | null;
-  end: Date | null;
-}
+/** The event's types, derived from its field table (lib/fields/event.ts). */
 
-export type WritableEventField = keyof EventValues;
+type Table = typeof EVENT_FIELDS;
 
-export interface EventRecord extends EventValues {
-  /** Creation order; the key of keyset paging. Never leaves the service. */
+export type EventValues = ValuesOf<Table, 'writable'>;
+
+/** A stored event: every stored field, plus what never leaves the service. */
+export type EventRecord = ValuesOf<Table, 'writable' | 'server-managed' | 'ignored'> & {
+  /** Creation order; the key of keyset paging. */
   id: number;
-  guid: string;
-  company_id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
+  /** Bumped by every change; the etag is derived from it. */
   version: number;
-}
-
-export const WRITABLE_EVENT_FIELDS: readonly WritableEventField[] = ['name', 'description', 'start', 'end'];
-export const SERVER_MANAGED_EVENT_FIELDS = ['guid', 'company_id', 'created_at', 'deleted_at'] as const;
-export type ServerManagedEventField = (typeof SERVER_MANAGED_EVENT_FIELDS)[number];
-export const IGNORED_EVENT_FIELDS = ['status', 'updated_at'] as const;
-
-/** Every event reads with this status. */
-export const EVENT_STATUS = 'normal';
+};

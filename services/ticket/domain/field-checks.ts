@@ -1,6 +1,6 @@
-/** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
+import { INT32_MAX } from '../../../lib/fields/kinds.js';
 
-export const INT32_MAX = 2_147_483_647;
+/** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
 
 /** The DATETIME range of MySQL, in whole UTC days. */
 const EARLIEST = Date.UTC(1000, 0, 1);
@@ -13,9 +13,9 @@ export function codePoints(value: string): number {
   return count;
 }
 
-export function checkText(value: string, rule: { max: number; notBlank?: boolean }): string | undefined {
+export function checkText(value: string, rule: { max?: number; notBlank?: boolean }): string | undefined {
   if (rule.notBlank && value.trim() === '') return 'must not be blank';
-  if (codePoints(value) > rule.max) return `must be at most ${rule.max} characters`;
+  if (rule.max !== undefined && codePoints(value) > rule.max) return `must be at most ${rule.max} characters`;
   return undefined;
 }
 
@@ -24,8 +24,9 @@ export function checkInteger(value: number, min: number): string | undefined {
   return undefined;
 }
 
-export function checkEnum(value: string, allowed: readonly string[]): string | undefined {
-  return allowed.includes(value) ? undefined : `must be one of ${allowed.join(', ')}`;
+/** The problem of a value an enumeration lacks. */
+export function notInEnum(allowed: readonly string[]): string {
+  return `must be one of ${allowed.join(', ')}`;
 }
 
 export function checkTimestamp(value: Date): string | undefined {

@@ -1,39 +1,33 @@
-import { checkDecimal, type DecimalRange } from './decimal.js';
-import { checkEnum, checkInteger, checkText, checkTimestamp } from './field-checks.js';
+import { checkDecimal } from '../../../lib/fields/decimal.js';
+import type { FieldDef, ValueOfAny } from '../../../lib/fields/kinds.js';
+import { fromMessageField } from '../../../lib/fields/messages.js';
+import { checkInteger, checkText, checkTimestamp, notInEnum } from './field-checks.js';
+
+export type CheckedValue = { value: ValueOfAny } | { error: string };
 
 /**
- * The value rule of one writable field, as data: validation runs on it, and the gateway's
- * OpenAPI document is generated from the same tables, so the two cannot drift.
+ * The value rule of a field, from its row in the field table. `raw` is the message's value:
+ * undefined means null; an enum arrives as its proto number.
  */
-export type FieldRule =
-  | { kind: 'text'; nullable: boolean; max: number; notBlank?: boolean }
-  | { kind: 'decimal'; nullable: boolean; range: DecimalRange }
-  | { kind: 'integer'; min: number }
-  | { kind: 'boolean' }
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'timestamp'; nullable: boolean };
-
-export type CheckedValue = { value: string | number | boolean | Date | null } | { error: string };
-
-export function isNullable(rule: FieldRule): boolean {
-  return (rule.kind === 'text' || rule.kind === 'decimal' || rule.kind === 'timestamp') && rule.nullable;
-}
-
-/** `raw` is the message's value: undefined means null. */
-export function checkValue(rule: FieldRule, raw: unknown): CheckedValue {
-  if (raw === undefined || raw === null) return isNullable(rule) ? { value: null } : { error: 'must not be null' };
-  const problem = (error: string | undefined, value: string | number | boolean | Date): CheckedValue => (error ? { error } : { value });
-  switch (rule.kind) {
+export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
+  if (raw === undefined || raw === null) return def.nullable ? { value: null } : { error: 'must not be null' };
+  const problem = (error: string | undefined, value: ValueOfAny): CheckedValue => (error ? { error } : { value });
+  const kind = def.kind;
+  switch (kind.type) {
+    case 'guid':
+      return problem(checkText(raw as string, {}), raw as string);
     case 'text':
-      return problem(checkText(raw as string, rule), raw as string);
+      return problem(checkText(raw as string, kind), raw as string);
     case 'decimal':
-      return checkDecimal(raw as string, rule.range);
+      return checkDecimal(raw as string, kind);
     case 'integer':
-      return problem(checkInteger(raw as number, rule.min), raw as number);
+      return problem(checkInteger(raw as number, kind.min), raw as number);
     case 'boolean':
       return { value: raw as boolean };
-    case 'enum':
-      return problem(checkEnum(raw as string, rule.values), raw as string);
+    case 'enum': {
+      const value = fromMessageField(def, raw) as string | null;
+      return value === null ? { error: notInEnum(kind.values) } : { value };
+    }
     case 'timestamp':
       return problem(checkTimestamp(raw as Date), raw as Date);
   }

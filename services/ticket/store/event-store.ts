@@ -1,38 +1,27 @@
-import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
+import { isMysql, type Knex } from '../../../lib/db.js';
+import { EVENT_FIELDS } from '../../../lib/fields/event.js';
+import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../domain/event-fields.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
 import { ReservationStore } from './reservation-store.js';
-import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';
+import type { ColumnGuard } from '../domain/order-rules.js';
+import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 
 type Raw = Record<string, unknown>;
 
-/** Event fields whose column has another name (start/end are SQL keywords). */
-const COLUMN: Record<keyof EventValues, string> = { name: 'name', description: 'description', start: 'starts_at', end: 'ends_at' };
-
 function toRecord(row: Raw): EventRecord {
-  return {
-    id: Number(row.id),
-    guid: row.guid as string,
-    company_id: row.company_id as string,
-    name: row.name as string,
-    description: (row.description as string | null) ?? null,
-    start: fromDbTime(row.starts_at as string | null) ?? null,
-    end: fromDbTime(row.ends_at as string | null) ?? null,
-    created_at: fromDbTime(row.created_at as string)!,
-    updated_at: fromDbTime(row.updated_at as string)!,
-    deleted_at: fromDbTime(row.deleted_at as string | null) ?? null,
-    version: Number(row.version),
-  };
-}
-
-function columnValue(value: EventValues[keyof EventValues]): unknown {
-  return value instanceof Date ? dbTime(value) : value;
+  return { ...valuesFromRow<Omit<EventRecord, 'id' | 'version'>>(EVENT_FIELDS, row), id: Number(row.id), version: Number(row.version) };
 }
 
 export interface WriteOptions {
   now: Date;
   /** Only change the row while it still has this version (If-Match). */
   version?: number;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  /** Conditions on the stored row that must still hold (order rules). */
+  guards?: readonly ColumnGuard[];
 }
 
 /** All SQL about events. Every statement is confined to the caller's companies and to live events. */
@@ -62,29 +51,16 @@ export class EventStore {
   }
 
   async insert(record: Omit<EventRecord, 'id'>, trx: Knex = this.db): Promise<void> {
-    await trx('events').insert({
-      guid: record.guid,
-      company_id: record.company_id,
-      name: record.name,
-      description: record.description,
-      starts_at: dbTime(record.start),
-      ends_at: dbTime(record.end),
-      created_at: dbTime(record.created_at),
-      updated_at: dbTime(record.updated_at),
-      deleted_at: null,
-      version: record.version,
-    });
+    await trx('events').insert({ ...rowFromValues(EVENT_FIELDS, record), version: record.version });
   }
 
   /** One UPDATE of only the given columns, and the row as it left it (see TicketStore.update); undefined when no live row matched. */
-  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: WriteOptions): Promise<EventRecord | undefined> {
-    const set: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(changes) as Array<[keyof EventValues, EventValues[keyof EventValues]]>) {
-      set[COLUMN[field]] = columnValue(value);
-    }
+  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: UpdateOptions): Promise<EventRecord | undefined> {
+    const set = rowFromValues(EVENT_FIELDS, changes);
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('events'), companyIds).where('guid', guid);
       if (options.version !== undefined) query.where('version', options.version);
+      guarded(query, EVENT_FIELDS, options.guards);
       const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       return toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);

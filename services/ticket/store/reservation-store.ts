@@ -1,67 +1,13 @@
 import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
 import { LIVE_STATES, type ReservationRecord, type ReservationState } from '../domain/reservation-fields.js';
-import type { StatusInputs } from '../domain/ticket-status.js';
-import type { OrderRules } from '../domain/reservation-rules.js';
+import type { TicketRecord } from '../domain/ticket-fields.js';
+import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
 
 type Raw = Record<string, unknown>;
 
-/** What a move needs of its ticket, read under the ticket's row lock. */
-export interface StockTicket extends StatusInputs, OrderRules {
-  id: number;
-  guid: string;
-  company_id: string;
-  event_id: string;
-  barcode_type: string;
-  scanned_count: number;
-  deleted_at: Date | null;
-}
-
-const STOCK_COLUMNS = [
-  'id',
-  'guid',
-  'company_id',
-  'event_id',
-  'barcode_type',
-  'status_overrule',
-  'available_from',
-  'available_until',
-  'available_stock',
-  'availability_margin',
-  'sold_count',
-  'reserved_count',
-  'pending_count',
-  'scanned_count',
-  'min_orderable_amount_per_order',
-  'max_orderable_amount_per_order',
-  'increment',
-  'deleted_at',
-];
-
-function toStockTicket(row: Raw): StockTicket {
-  const number = (column: string) => Number(row[column]);
-  const time = (column: string) => fromDbTime(row[column] as string | null) ?? null;
-  return {
-    id: number('id'),
-    guid: row.guid as string,
-    company_id: row.company_id as string,
-    event_id: row.event_id as string,
-    barcode_type: row.barcode_type as string,
-    status_overrule: row.status_overrule as string,
-    available_from: time('available_from'),
-    available_until: time('available_until'),
-    available_stock: number('available_stock'),
-    availability_margin: number('availability_margin'),
-    sold_count: number('sold_count'),
-    reserved_count: number('reserved_count'),
-    pending_count: number('pending_count'),
-    scanned_count: number('scanned_count'),
-    min_orderable_amount_per_order: number('min_orderable_amount_per_order'),
-    max_orderable_amount_per_order: number('max_orderable_amount_per_order'),
-    increment: number('increment'),
-    deleted_at: time('deleted_at'),
-  };
-}
+/** What a move needs of its ticket (the whole record), read under the ticket's row lock. */
+export type StockTicket = TicketRecord;
 
 function toReservation(row: Raw, barcodes: string[] = []): ReservationRecord {
   return {
@@ -111,7 +57,7 @@ export class ReservationStore {
 
   /** The ticket (live only unless `includeDeleted`), locked for the rest of the transaction. */
   async lockTicket(trx: Knex, companyIds: readonly string[], guid: string, options: { includeDeleted?: boolean } = {}): Promise<StockTicket | undefined> {
-    const query = trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first(STOCK_COLUMNS);
+    const query = trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first();
     if (!options.includeDeleted) query.whereNull('deleted_at');
     if (isMysql(trx)) query.forUpdate();
     const row = await query;
@@ -119,7 +65,7 @@ export class ReservationStore {
   }
 
   async findTicket(companyIds: readonly string[], guid: string): Promise<StockTicket | undefined> {
-    const row = await this.db('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).whereNull('deleted_at').first(STOCK_COLUMNS);
+    const row = await this.db('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).whereNull('deleted_at').first();
     return row ? toStockTicket(row as Raw) : undefined;
   }
 
@@ -178,7 +124,7 @@ export class ReservationStore {
   /** Expires the due reservations of one ticket in a transaction of its own; how many expired. */
   async settle(ticketGuid: string, now: Date = new Date()): Promise<number> {
     return this.db.transaction(async (trx) => {
-      const query = trx('tickets').where('guid', ticketGuid).first(STOCK_COLUMNS);
+      const query = trx('tickets').where('guid', ticketGuid).first();
       if (isMysql(trx)) query.forUpdate();
       const row = await query;
       return row ? this.expireDue(trx, toStockTicket(row as Raw), now) : 0;
@@ -312,7 +258,7 @@ export class ReservationStore {
    * due reservations, and says whether any still holds reserved or pending stock.
    */
   async eventHoldsStock(trx: Knex, eventGuid: string, now: Date): Promise<boolean> {
-    const query = trx('tickets').where('event_id', eventGuid).whereNull('deleted_at').select(STOCK_COLUMNS);
+    const query = trx('tickets').where('event_id', eventGuid).whereNull('deleted_at').select();
     if (isMysql(trx)) query.forUpdate();
     let held = false;
     for (const row of (await query) as Raw[]) {

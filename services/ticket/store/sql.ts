@@ -1,12 +1,12 @@
 import { isMysql, toDbTime, type Knex } from '../../../lib/db.js';
+import { columnOf, type FieldTable } from '../../../lib/fields/kinds.js';
+import { toColumn } from '../../../lib/fields/rows.js';
+import type { ColumnGuard } from '../domain/order-rules.js';
 import { updatedAtBounds } from '../domain/updated-at.js';
 
 /** SQL fragments shared by the stores. */
 
 export const dbTime = (value: Date | null): string | null => (value ? toDbTime(value) : null);
-
-/** better-sqlite3 binds no booleans; MySQL's TINYINT(1) takes 0/1 as well. */
-export const dbBool = (value: boolean): number => (value ? 1 : 0);
 
 /**
  * The new updated_at of an UPDATE (rule in domain/updated-at.ts), computed from the row's
@@ -32,4 +32,15 @@ export function bumpedUpdatedAt(db: Knex, now: Date): Knex.Raw {
 /** Confines a query to live rows of the caller's companies. */
 export function visibleTo<T extends Knex.QueryBuilder>(query: T, companyIds: readonly string[]): T {
   return query.whereIn('company_id', [...companyIds]).whereNull('deleted_at') as T;
+}
+
+/** Adds the guards of an update (domain/order-rules.ts): conditions on the stored row that must still hold. */
+export function guarded<T extends Knex.QueryBuilder>(query: T, table: FieldTable, guards: readonly ColumnGuard[] = []): T {
+  for (const guard of guards) {
+    const column = columnOf(table, guard.field);
+    const value = toColumn(guard.value) as string | number;
+    if (guard.orNull) query.where((q) => q.whereNull(column).orWhere(column, guard.op, value));
+    else query.where(column, guard.op, value);
+  }
+  return query;
 }

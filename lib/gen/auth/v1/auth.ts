@@ -25,6 +25,12 @@ export const protobufPackage = "auth.v1";
 
 export const protobufFileName = "auth/v1/auth.proto";
 
+/**
+ * Needs protoc 3.15 or newer (proto3 `optional` fields; 3.12 to 3.14 only with
+ * --experimental_allow_proto3_optional), or buf. Generated TypeScript: lib/gen (ts-proto).
+ */
+
+/** The caller's own record: every field is output only (sign-up takes SignUpRequest). */
 export interface User {
   guid: string;
   default_company_id: string;
@@ -57,7 +63,11 @@ export interface IssueTokenRequest {
   grant_type: string;
   username: string;
   password: string;
-  /** One company GUID, a comma-separated list, or "*"; empty = the user's default company. */
+  /**
+   * One company GUID, a comma-separated list, "*" (all of the user's), or "none" (a token
+   * covering no company); empty = the user's default company (client_credentials: all
+   * of the client's).
+   */
   company_id: string;
   refresh_token: string;
   client_id: string;
@@ -77,7 +87,10 @@ export interface IssueTokenResponse {
   token_type: string;
   access_token: string;
   expires_in: number;
-  /** Empty for the client_credentials grant (RFC 6749 section 4.4.3). */
+  /**
+   * Empty for the client_credentials grant (RFC 6749 section 4.4.3). Single use: refreshing
+   * returns a new one; presenting a used one again revokes the whole session.
+   */
   refresh_token: string;
   refresh_token_expires_in: number;
   info: TokenInfo | undefined;
@@ -2317,8 +2330,34 @@ export const DeleteApiClientRequest: MessageFns<DeleteApiClientRequest> = {
  * AuthService issues and checks tokens and owns users, companies and API clients.
  *
  * Calls made on behalf of a user (GetCurrentUser, ListCompanies, CreateCompany,
- * CreateApiClient) carry the caller's `authorization: Bearer <token>` and optional
- * `company` metadata, exactly like REST requests carry the headers.
+ * CreateApiClient, ListApiClients, DeleteApiClient) carry the caller's
+ * `authorization: Bearer <token>` and optional `company` metadata (repeatable, each a GUID,
+ * a comma-separated list or `*`), exactly like REST requests carry the headers, and are
+ * confined to that effective company set: anything outside it is NOT_FOUND.
+ *
+ * Errors carry google.rpc details in the grpc-status-details-bin trailer; ErrorInfo.reason
+ * (domain "ticketing") is machine-readable:
+ * - IssueToken with a wrong password or an unknown user (the same answer for both):
+ *   INVALID_ARGUMENT, reason "invalid_grant", "The user name or password is incorrect.".
+ *   Other IssueToken reasons (RFC 6749 5.2): "invalid_request" and "unsupported_grant_type"
+ *   (INVALID_ARGUMENT), "invalid_scope" (INVALID_ARGUMENT: a company_id the account cannot
+ *   use), "invalid_client" (UNAUTHENTICATED: client_credentials that do not match).
+ * - Too many token requests: RESOURCE_EXHAUSTED, reason "temporarily_unavailable", with
+ *   google.rpc.RetryInfo. Failed attempts count per account and caller address, every
+ *   attempt per caller address. A direct caller is counted by its own peer address: an
+ *   `x-forwarded-for` metadata value is believed only from the gateway (it proves itself
+ *   with the internal key), never from anyone else.
+ * - Refresh tokens are single use. Presenting one that was already used is treated as
+ *   theft: the whole session ends at once (every access and refresh token of it), and the
+ *   call gets INVALID_ARGUMENT, reason "invalid_grant". Keep only the newest refresh token.
+ * - A missing, invalid, expired or revoked token: UNAUTHENTICATED, reason "missing_token" or
+ *   "invalid_token"; a `company` value the token does not cover: UNAUTHENTICATED, reason
+ *   "company_not_authorized"; a malformed `company` value: INVALID_ARGUMENT, reason
+ *   "invalid_company_header".
+ * - SignUp: INVALID_ARGUMENT with a google.rpc.BadRequest field violation per bad field,
+ *   ALREADY_EXISTS for a taken e-mail address, PERMISSION_DENIED when sign-up is off.
+ * - API clients managed with an API client's token: PERMISSION_DENIED, reason
+ *   "user_session_required".
  */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -2332,7 +2371,10 @@ export const AuthServiceService = {
     responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
     responseDeserialize: (value: Buffer): User => User.decode(value),
   },
-  /** The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants. */
+  /**
+   * The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants.
+   * Needs no token. A used refresh token presented again ends its whole session.
+   */
   issueToken: {
     path: "/auth.v1.AuthService/IssueToken" as const,
     requestStream: false as const,
@@ -2400,7 +2442,10 @@ export const AuthServiceService = {
   },
   /**
    * Creates credentials for the client_credentials grant, acting as the caller, limited to
-   * the caller's effective company set (tokens it gets never cover more).
+   * the caller's effective company set (tokens it gets never cover more). API clients are
+   * managed (created, listed, deleted) only with a user's own token (password or
+   * refresh_token grant): an API client's token gets PERMISSION_DENIED. A request covering
+   * no company gets INVALID_ARGUMENT.
    */
   createApiClient: {
     path: "/auth.v1.AuthService/CreateApiClient" as const,
@@ -2413,7 +2458,10 @@ export const AuthServiceService = {
       Buffer.from(CreateApiClientResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateApiClientResponse => CreateApiClientResponse.decode(value),
   },
-  /** The caller's live API clients (never their secrets). */
+  /**
+   * The caller's live API clients whose companies all lie in the effective company set
+   * (never their secrets).
+   */
   listApiClients: {
     path: "/auth.v1.AuthService/ListApiClients" as const,
     requestStream: false as const,
@@ -2425,7 +2473,10 @@ export const AuthServiceService = {
       Buffer.from(ListApiClientsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListApiClientsResponse => ListApiClientsResponse.decode(value),
   },
-  /** Revokes one of the caller's API clients and every session it opened. */
+  /**
+   * Revokes one of the caller's API clients and every session it opened, at once.
+   * NOT_FOUND for a client outside the effective company set, exactly as for none.
+   */
   deleteApiClient: {
     path: "/auth.v1.AuthService/DeleteApiClient" as const,
     requestStream: false as const,
@@ -2441,7 +2492,10 @@ export const AuthServiceService = {
 export interface AuthServiceServer extends UntypedServiceImplementation {
   /** Self-service sign-up: creates the user and a company that becomes its default. */
   signUp: handleUnaryCall<SignUpRequest, User>;
-  /** The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants. */
+  /**
+   * The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants.
+   * Needs no token. A used refresh token presented again ends its whole session.
+   */
   issueToken: handleUnaryCall<IssueTokenRequest, IssueTokenResponse>;
   /** RFC 7009: revokes an access or refresh token and the session behind it. */
   revokeToken: handleUnaryCall<RevokeTokenRequest, RevokeTokenResponse>;
@@ -2458,12 +2512,21 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   createCompany: handleUnaryCall<CreateCompanyRequest, Company>;
   /**
    * Creates credentials for the client_credentials grant, acting as the caller, limited to
-   * the caller's effective company set (tokens it gets never cover more).
+   * the caller's effective company set (tokens it gets never cover more). API clients are
+   * managed (created, listed, deleted) only with a user's own token (password or
+   * refresh_token grant): an API client's token gets PERMISSION_DENIED. A request covering
+   * no company gets INVALID_ARGUMENT.
    */
   createApiClient: handleUnaryCall<CreateApiClientRequest, CreateApiClientResponse>;
-  /** The caller's live API clients (never their secrets). */
+  /**
+   * The caller's live API clients whose companies all lie in the effective company set
+   * (never their secrets).
+   */
   listApiClients: handleUnaryCall<ListApiClientsRequest, ListApiClientsResponse>;
-  /** Revokes one of the caller's API clients and every session it opened. */
+  /**
+   * Revokes one of the caller's API clients and every session it opened, at once.
+   * NOT_FOUND for a client outside the effective company set, exactly as for none.
+   */
   deleteApiClient: handleUnaryCall<DeleteApiClientRequest, Empty>;
 }
 
@@ -2481,7 +2544,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: User) => void,
   ): ClientUnaryCall;
-  /** The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants. */
+  /**
+   * The OAuth2 token endpoint (RFC 6749): password, refresh_token and client_credentials grants.
+   * Needs no token. A used refresh token presented again ends its whole session.
+   */
   issueToken(
     request: IssueTokenRequest,
     callback: (error: ServiceError | null, response: IssueTokenResponse) => void,
@@ -2582,7 +2648,10 @@ export interface AuthServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Creates credentials for the client_credentials grant, acting as the caller, limited to
-   * the caller's effective company set (tokens it gets never cover more).
+   * the caller's effective company set (tokens it gets never cover more). API clients are
+   * managed (created, listed, deleted) only with a user's own token (password or
+   * refresh_token grant): an API client's token gets PERMISSION_DENIED. A request covering
+   * no company gets INVALID_ARGUMENT.
    */
   createApiClient(
     request: CreateApiClientRequest,
@@ -2599,7 +2668,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateApiClientResponse) => void,
   ): ClientUnaryCall;
-  /** The caller's live API clients (never their secrets). */
+  /**
+   * The caller's live API clients whose companies all lie in the effective company set
+   * (never their secrets).
+   */
   listApiClients(
     request: ListApiClientsRequest,
     callback: (error: ServiceError | null, response: ListApiClientsResponse) => void,
@@ -2615,7 +2687,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListApiClientsResponse) => void,
   ): ClientUnaryCall;
-  /** Revokes one of the caller's API clients and every session it opened. */
+  /**
+   * Revokes one of the caller's API clients and every session it opened, at once.
+   * NOT_FOUND for a client outside the effective company set, exactly as for none.
+   */
   deleteApiClient(
     request: DeleteApiClientRequest,
     callback: (error: ServiceError | null, response: Empty) => void,

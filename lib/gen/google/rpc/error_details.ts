@@ -39,6 +39,13 @@ export interface BadRequest_FieldViolation {
   reason: string;
 }
 
+export interface ResourceInfo {
+  resource_type: string;
+  resource_name: string;
+  owner: string;
+  description: string;
+}
+
 function createBaseRetryInfo(): RetryInfo {
   return { retry_delay: undefined };
 }
@@ -500,6 +507,131 @@ export const BadRequest_FieldViolation: MessageFns<BadRequest_FieldViolation> = 
     message.field = object.field ?? "";
     message.description = object.description ?? "";
     message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseResourceInfo(): ResourceInfo {
+  return { resource_type: "", resource_name: "", owner: "", description: "" };
+}
+
+export const ResourceInfo: MessageFns<ResourceInfo> = {
+  encode(message: ResourceInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resource_type !== "") {
+      writer.uint32(10).string(message.resource_type);
+    }
+    if (message.resource_name !== "") {
+      writer.uint32(18).string(message.resource_name);
+    }
+    if (message.owner !== "") {
+      writer.uint32(26).string(message.owner);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resource_type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resource_name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResourceInfo {
+    return {
+      resource_type: isSet(object.resourceType)
+        ? globalThis.String(object.resourceType)
+        : isSet(object.resource_type)
+        ? globalThis.String(object.resource_type)
+        : "",
+      resource_name: isSet(object.resourceName)
+        ? globalThis.String(object.resourceName)
+        : isSet(object.resource_name)
+        ? globalThis.String(object.resource_name)
+        : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: ResourceInfo): unknown {
+    const obj: any = {};
+    if (message.resource_type !== "") {
+      obj.resourceType = message.resource_type;
+    }
+    if (message.resource_name !== "") {
+      obj.resourceName = message.resource_name;
+    }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResourceInfo>, I>>(base?: I): ResourceInfo {
+    return ResourceInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResourceInfo>, I>>(object: I): ResourceInfo {
+    const message = createBaseResourceInfo();
+    message.resource_type = object.resource_type ?? "";
+    message.resource_name = object.resource_name ?? "";
+    message.owner = object.owner ?? "";
+    message.description = object.description ?? "";
     return message;
   },
 };

@@ -26,23 +26,58 @@ export const protobufPackage = "ticketing.v1";
 
 export const protobufFileName = "ticketing/v1/event.proto";
 
+export enum EventStatus {
+  EVENT_STATUS_UNSPECIFIED = 0,
+  /** EVENT_STATUS_NORMAL - Every event reads as normal. */
+  EVENT_STATUS_NORMAL = 1,
+  UNRECOGNIZED = -1,
+}
+
+export function eventStatusFromJSON(object: any): EventStatus {
+  switch (object) {
+    case 0:
+    case "EVENT_STATUS_UNSPECIFIED":
+      return EventStatus.EVENT_STATUS_UNSPECIFIED;
+    case 1:
+    case "EVENT_STATUS_NORMAL":
+      return EventStatus.EVENT_STATUS_NORMAL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return EventStatus.UNRECOGNIZED;
+  }
+}
+
+export function eventStatusToJSON(object: EventStatus): string {
+  switch (object) {
+    case EventStatus.EVENT_STATUS_UNSPECIFIED:
+      return "EVENT_STATUS_UNSPECIFIED";
+    case EventStatus.EVENT_STATUS_NORMAL:
+      return "EVENT_STATUS_NORMAL";
+    case EventStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/**
+ * OUTPUT_ONLY fields may be sent back unchanged; a different value is INVALID_ARGUMENT
+ * (status, updated_at and etag are ignored when sent).
+ */
 export interface Event {
   guid: string;
   company_id: string;
   name?: string | undefined;
   description?: string | undefined;
   start: Date | undefined;
-  end:
-    | Date
-    | undefined;
-  /** Output only: "normal". */
-  status: string;
+  end: Date | undefined;
+  status: EventStatus;
   created_at: Date | undefined;
   updated_at: Date | undefined;
   deleted_at:
     | Date
     | undefined;
-  /** Output only: changes whenever the event changes (AIP-154). */
+  /** Changes whenever the event changes (AIP-154). */
   etag: string;
 }
 
@@ -70,7 +105,11 @@ export interface CreateEventRequest {
 }
 
 export interface UpdateEventRequest {
-  /** event.guid names the event. */
+  /**
+   * GUID of the event to change. event.guid is output only: when the mask names it, it
+   * must equal this one.
+   */
+  guid: string;
   event:
     | Event
     | undefined;
@@ -78,12 +117,17 @@ export interface UpdateEventRequest {
   update_mask:
     | string[]
     | undefined;
-  /** When set, the update only happens if the event's current etag matches (else FAILED_PRECONDITION). */
+  /**
+   * When set, the update only happens if the event's current etag matches (else
+   * FAILED_PRECONDITION). An If-Match value: one tag, a comma-separated list or `*`;
+   * quotes and a W/ prefix are tolerated.
+   */
   etag: string;
 }
 
 export interface DeleteEventRequest {
   guid: string;
+  /** As UpdateEventRequest.etag. */
   etag: string;
 }
 
@@ -95,7 +139,7 @@ function createBaseEvent(): Event {
     description: undefined,
     start: undefined,
     end: undefined,
-    status: "",
+    status: 0,
     created_at: undefined,
     updated_at: undefined,
     deleted_at: undefined,
@@ -123,8 +167,8 @@ export const Event: MessageFns<Event> = {
     if (message.end !== undefined) {
       Timestamp.encode(toTimestamp(message.end), writer.uint32(50).fork()).join();
     }
-    if (message.status !== "") {
-      writer.uint32(58).string(message.status);
+    if (message.status !== 0) {
+      writer.uint32(56).int32(message.status);
     }
     if (message.created_at !== undefined) {
       Timestamp.encode(toTimestamp(message.created_at), writer.uint32(66).fork()).join();
@@ -203,11 +247,11 @@ export const Event: MessageFns<Event> = {
             continue;
           }
           case 7: {
-            if (tag !== 58) {
+            if (tag !== 56) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 8: {
@@ -266,7 +310,7 @@ export const Event: MessageFns<Event> = {
       description: isSet(object.description) ? globalThis.String(object.description) : undefined,
       start: isSet(object.start) ? fromJsonTimestamp(object.start) : undefined,
       end: isSet(object.end) ? fromJsonTimestamp(object.end) : undefined,
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      status: isSet(object.status) ? eventStatusFromJSON(object.status) : 0,
       created_at: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
@@ -306,8 +350,8 @@ export const Event: MessageFns<Event> = {
     if (message.end !== undefined) {
       obj.end = message.end.toISOString();
     }
-    if (message.status !== "") {
-      obj.status = message.status;
+    if (message.status !== 0) {
+      obj.status = eventStatusToJSON(message.status);
     }
     if (message.created_at !== undefined) {
       obj.createdAt = message.created_at.toISOString();
@@ -335,7 +379,7 @@ export const Event: MessageFns<Event> = {
     message.description = object.description ?? undefined;
     message.start = object.start ?? undefined;
     message.end = object.end ?? undefined;
-    message.status = object.status ?? "";
+    message.status = object.status ?? 0;
     message.created_at = object.created_at ?? undefined;
     message.updated_at = object.updated_at ?? undefined;
     message.deleted_at = object.deleted_at ?? undefined;
@@ -683,11 +727,14 @@ export const CreateEventRequest: MessageFns<CreateEventRequest> = {
 };
 
 function createBaseUpdateEventRequest(): UpdateEventRequest {
-  return { event: undefined, update_mask: undefined, etag: "" };
+  return { guid: "", event: undefined, update_mask: undefined, etag: "" };
 }
 
 export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
   encode(message: UpdateEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(34).string(message.guid);
+    }
     if (message.event !== undefined) {
       Event.encode(message.event, writer.uint32(10).fork()).join();
     }
@@ -713,6 +760,14 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
@@ -751,6 +806,7 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
 
   fromJSON(object: any): UpdateEventRequest {
     return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
       event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
       update_mask: isSet(object.updateMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
@@ -763,6 +819,9 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
 
   toJSON(message: UpdateEventRequest): unknown {
     const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
     if (message.event !== undefined) {
       obj.event = Event.toJSON(message.event);
     }
@@ -780,6 +839,7 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<UpdateEventRequest>, I>>(object: I): UpdateEventRequest {
     const message = createBaseUpdateEventRequest();
+    message.guid = object.guid ?? "";
     message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
     message.update_mask = object.update_mask ?? undefined;
     message.etag = object.etag ?? "";
@@ -876,6 +936,12 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
  * EventService: the events that tickets belong to. Every call carries the caller's
  * `authorization: Bearer <token>` and optional `company` metadata; anything outside
  * the effective company set is NOT_FOUND.
+ *
+ * `x-validate-only: 1` metadata on CreateEvent or UpdateEvent runs every check and writes
+ * nothing, as on TicketService: the error the real call would get, or a preview
+ * (CreateEvent: the event as it would be made, its guid never stored; UpdateEvent: the
+ * event as it is now). Token and company errors are those of auth.v1.AuthService. The
+ * protos need protoc 3.15 or newer (proto3 `optional`), or buf.
  */
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {

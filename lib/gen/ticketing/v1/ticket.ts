@@ -28,9 +28,166 @@ export const protobufPackage = "ticketing.v1";
 
 export const protobufFileName = "ticketing/v1/ticket.proto";
 
+export enum TicketStatusOverrule {
+  TICKET_STATUS_OVERRULE_UNSPECIFIED = 0,
+  /** TICKET_STATUS_OVERRULE_AUTO - The status is computed from the sale window and the stock. */
+  TICKET_STATUS_OVERRULE_AUTO = 1,
+  TICKET_STATUS_OVERRULE_AVAILABLE = 2,
+  TICKET_STATUS_OVERRULE_SOLD_OUT = 3,
+  TICKET_STATUS_OVERRULE_UNAVAILABLE = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function ticketStatusOverruleFromJSON(object: any): TicketStatusOverrule {
+  switch (object) {
+    case 0:
+    case "TICKET_STATUS_OVERRULE_UNSPECIFIED":
+      return TicketStatusOverrule.TICKET_STATUS_OVERRULE_UNSPECIFIED;
+    case 1:
+    case "TICKET_STATUS_OVERRULE_AUTO":
+      return TicketStatusOverrule.TICKET_STATUS_OVERRULE_AUTO;
+    case 2:
+    case "TICKET_STATUS_OVERRULE_AVAILABLE":
+      return TicketStatusOverrule.TICKET_STATUS_OVERRULE_AVAILABLE;
+    case 3:
+    case "TICKET_STATUS_OVERRULE_SOLD_OUT":
+      return TicketStatusOverrule.TICKET_STATUS_OVERRULE_SOLD_OUT;
+    case 4:
+    case "TICKET_STATUS_OVERRULE_UNAVAILABLE":
+      return TicketStatusOverrule.TICKET_STATUS_OVERRULE_UNAVAILABLE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return TicketStatusOverrule.UNRECOGNIZED;
+  }
+}
+
+export function ticketStatusOverruleToJSON(object: TicketStatusOverrule): string {
+  switch (object) {
+    case TicketStatusOverrule.TICKET_STATUS_OVERRULE_UNSPECIFIED:
+      return "TICKET_STATUS_OVERRULE_UNSPECIFIED";
+    case TicketStatusOverrule.TICKET_STATUS_OVERRULE_AUTO:
+      return "TICKET_STATUS_OVERRULE_AUTO";
+    case TicketStatusOverrule.TICKET_STATUS_OVERRULE_AVAILABLE:
+      return "TICKET_STATUS_OVERRULE_AVAILABLE";
+    case TicketStatusOverrule.TICKET_STATUS_OVERRULE_SOLD_OUT:
+      return "TICKET_STATUS_OVERRULE_SOLD_OUT";
+    case TicketStatusOverrule.TICKET_STATUS_OVERRULE_UNAVAILABLE:
+      return "TICKET_STATUS_OVERRULE_UNAVAILABLE";
+    case TicketStatusOverrule.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum BarcodeType {
+  BARCODE_TYPE_UNSPECIFIED = 0,
+  BARCODE_TYPE_GENERATE = 1,
+  BARCODE_TYPE_PREDEFINED = 2,
+  BARCODE_TYPE_NONE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function barcodeTypeFromJSON(object: any): BarcodeType {
+  switch (object) {
+    case 0:
+    case "BARCODE_TYPE_UNSPECIFIED":
+      return BarcodeType.BARCODE_TYPE_UNSPECIFIED;
+    case 1:
+    case "BARCODE_TYPE_GENERATE":
+      return BarcodeType.BARCODE_TYPE_GENERATE;
+    case 2:
+    case "BARCODE_TYPE_PREDEFINED":
+      return BarcodeType.BARCODE_TYPE_PREDEFINED;
+    case 3:
+    case "BARCODE_TYPE_NONE":
+      return BarcodeType.BARCODE_TYPE_NONE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return BarcodeType.UNRECOGNIZED;
+  }
+}
+
+export function barcodeTypeToJSON(object: BarcodeType): string {
+  switch (object) {
+    case BarcodeType.BARCODE_TYPE_UNSPECIFIED:
+      return "BARCODE_TYPE_UNSPECIFIED";
+    case BarcodeType.BARCODE_TYPE_GENERATE:
+      return "BARCODE_TYPE_GENERATE";
+    case BarcodeType.BARCODE_TYPE_PREDEFINED:
+      return "BARCODE_TYPE_PREDEFINED";
+    case BarcodeType.BARCODE_TYPE_NONE:
+      return "BARCODE_TYPE_NONE";
+    case BarcodeType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum TicketStatus {
+  /** TICKET_STATUS_UNSPECIFIED - Not computed: the status in a creation response. */
+  TICKET_STATUS_UNSPECIFIED = 0,
+  TICKET_STATUS_AVAILABLE = 1,
+  TICKET_STATUS_SOLD_OUT = 2,
+  TICKET_STATUS_NOT_YET_AVAILABLE = 3,
+  TICKET_STATUS_NO_LONGER_AVAILABLE = 4,
+  TICKET_STATUS_UNAVAILABLE = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function ticketStatusFromJSON(object: any): TicketStatus {
+  switch (object) {
+    case 0:
+    case "TICKET_STATUS_UNSPECIFIED":
+      return TicketStatus.TICKET_STATUS_UNSPECIFIED;
+    case 1:
+    case "TICKET_STATUS_AVAILABLE":
+      return TicketStatus.TICKET_STATUS_AVAILABLE;
+    case 2:
+    case "TICKET_STATUS_SOLD_OUT":
+      return TicketStatus.TICKET_STATUS_SOLD_OUT;
+    case 3:
+    case "TICKET_STATUS_NOT_YET_AVAILABLE":
+      return TicketStatus.TICKET_STATUS_NOT_YET_AVAILABLE;
+    case 4:
+    case "TICKET_STATUS_NO_LONGER_AVAILABLE":
+      return TicketStatus.TICKET_STATUS_NO_LONGER_AVAILABLE;
+    case 5:
+    case "TICKET_STATUS_UNAVAILABLE":
+      return TicketStatus.TICKET_STATUS_UNAVAILABLE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return TicketStatus.UNRECOGNIZED;
+  }
+}
+
+export function ticketStatusToJSON(object: TicketStatus): string {
+  switch (object) {
+    case TicketStatus.TICKET_STATUS_UNSPECIFIED:
+      return "TICKET_STATUS_UNSPECIFIED";
+    case TicketStatus.TICKET_STATUS_AVAILABLE:
+      return "TICKET_STATUS_AVAILABLE";
+    case TicketStatus.TICKET_STATUS_SOLD_OUT:
+      return "TICKET_STATUS_SOLD_OUT";
+    case TicketStatus.TICKET_STATUS_NOT_YET_AVAILABLE:
+      return "TICKET_STATUS_NOT_YET_AVAILABLE";
+    case TicketStatus.TICKET_STATUS_NO_LONGER_AVAILABLE:
+      return "TICKET_STATUS_NO_LONGER_AVAILABLE";
+    case TicketStatus.TICKET_STATUS_UNAVAILABLE:
+      return "TICKET_STATUS_UNAVAILABLE";
+    case TicketStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /**
  * Decimals travel as strings ("21", "9.99") so that they stay exact. Writable fields
  * are `optional` so that presence is known on create; update uses the update mask.
+ * OUTPUT_ONLY fields may be sent back unchanged; a different value is INVALID_ARGUMENT
+ * (status, updated_at and etag are ignored when sent).
  */
 export interface Ticket {
   guid: string;
@@ -41,8 +198,8 @@ export interface Ticket {
   min_price?: string | undefined;
   vat_percentage?: string | undefined;
   late_personalization?: boolean | undefined;
-  status_overrule?: string | undefined;
-  barcode_type?: string | undefined;
+  status_overrule?: TicketStatusOverrule | undefined;
+  barcode_type?: BarcodeType | undefined;
   class?: string | undefined;
   available_stock?: number | undefined;
   sold_count?: number | undefined;
@@ -64,18 +221,15 @@ export interface Ticket {
   deleted_at:
     | Date
     | undefined;
-  /**
-   * Output only, computed on every read: available, sold_out, not_yet_available,
-   * no_longer_available or unavailable.
-   */
-  status: string;
+  /** Computed on every read. */
+  status: TicketStatus;
   seated?: boolean | undefined;
   include_service_cost_in_price?: boolean | undefined;
   reserved_count?: number | undefined;
   pending_count?:
     | number
     | undefined;
-  /** Output only: changes whenever the ticket changes (AIP-154). */
+  /** Changes whenever the ticket changes (AIP-154). */
   etag: string;
 }
 
@@ -102,7 +256,7 @@ export interface StreamTicketsRequest {
 }
 
 export interface CreateTicketRequest {
-  /** GUID of the event the ticket belongs to. */
+  /** GUID of the event the ticket is created in (the parent); ticket.event_id is output only. */
   event_id: string;
   ticket:
     | Ticket
@@ -112,7 +266,11 @@ export interface CreateTicketRequest {
 }
 
 export interface UpdateTicketRequest {
-  /** ticket.guid names the ticket. */
+  /**
+   * GUID of the ticket to change. ticket.guid is output only: when the mask names it, it
+   * must equal this one.
+   */
+  guid: string;
   ticket:
     | Ticket
     | undefined;
@@ -120,12 +278,17 @@ export interface UpdateTicketRequest {
   update_mask:
     | string[]
     | undefined;
-  /** When set, the update only happens if the ticket's current etag matches (else FAILED_PRECONDITION). */
+  /**
+   * When set, the update only happens if the ticket's current etag matches (else
+   * FAILED_PRECONDITION). An If-Match value: one tag, a comma-separated list or `*`;
+   * quotes and a W/ prefix are tolerated.
+   */
   etag: string;
 }
 
 export interface DeleteTicketRequest {
   guid: string;
+  /** As UpdateTicketRequest.etag. */
   etag: string;
 }
 
@@ -160,7 +323,7 @@ function createBaseTicket(): Ticket {
     created_at: undefined,
     updated_at: undefined,
     deleted_at: undefined,
-    status: "",
+    status: 0,
     seated: undefined,
     include_service_cost_in_price: undefined,
     reserved_count: undefined,
@@ -196,10 +359,10 @@ export const Ticket: MessageFns<Ticket> = {
       writer.uint32(64).bool(message.late_personalization);
     }
     if (message.status_overrule !== undefined) {
-      writer.uint32(74).string(message.status_overrule);
+      writer.uint32(72).int32(message.status_overrule);
     }
     if (message.barcode_type !== undefined) {
-      writer.uint32(82).string(message.barcode_type);
+      writer.uint32(80).int32(message.barcode_type);
     }
     if (message.class !== undefined) {
       writer.uint32(90).string(message.class);
@@ -258,8 +421,8 @@ export const Ticket: MessageFns<Ticket> = {
     if (message.deleted_at !== undefined) {
       Timestamp.encode(toTimestamp(message.deleted_at), writer.uint32(234).fork()).join();
     }
-    if (message.status !== "") {
-      writer.uint32(242).string(message.status);
+    if (message.status !== 0) {
+      writer.uint32(240).int32(message.status);
     }
     if (message.seated !== undefined) {
       writer.uint32(248).bool(message.seated);
@@ -357,19 +520,19 @@ export const Ticket: MessageFns<Ticket> = {
             continue;
           }
           case 9: {
-            if (tag !== 74) {
+            if (tag !== 72) {
               break;
             }
 
-            message.status_overrule = reader.string();
+            message.status_overrule = reader.int32() as any;
             continue;
           }
           case 10: {
-            if (tag !== 82) {
+            if (tag !== 80) {
               break;
             }
 
-            message.barcode_type = reader.string();
+            message.barcode_type = reader.int32() as any;
             continue;
           }
           case 11: {
@@ -525,11 +688,11 @@ export const Ticket: MessageFns<Ticket> = {
             continue;
           }
           case 30: {
-            if (tag !== 242) {
+            if (tag !== 240) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 31: {
@@ -615,14 +778,14 @@ export const Ticket: MessageFns<Ticket> = {
         ? globalThis.Boolean(object.late_personalization)
         : undefined,
       status_overrule: isSet(object.statusOverrule)
-        ? globalThis.String(object.statusOverrule)
+        ? ticketStatusOverruleFromJSON(object.statusOverrule)
         : isSet(object.status_overrule)
-        ? globalThis.String(object.status_overrule)
+        ? ticketStatusOverruleFromJSON(object.status_overrule)
         : undefined,
       barcode_type: isSet(object.barcodeType)
-        ? globalThis.String(object.barcodeType)
+        ? barcodeTypeFromJSON(object.barcodeType)
         : isSet(object.barcode_type)
-        ? globalThis.String(object.barcode_type)
+        ? barcodeTypeFromJSON(object.barcode_type)
         : undefined,
       class: isSet(object.class) ? globalThis.String(object.class) : undefined,
       available_stock: isSet(object.availableStock)
@@ -707,7 +870,7 @@ export const Ticket: MessageFns<Ticket> = {
         : isSet(object.deleted_at)
         ? fromJsonTimestamp(object.deleted_at)
         : undefined,
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      status: isSet(object.status) ? ticketStatusFromJSON(object.status) : 0,
       seated: isSet(object.seated) ? globalThis.Boolean(object.seated) : undefined,
       include_service_cost_in_price: isSet(object.includeServiceCostInPrice)
         ? globalThis.Boolean(object.includeServiceCostInPrice)
@@ -755,10 +918,10 @@ export const Ticket: MessageFns<Ticket> = {
       obj.latePersonalization = message.late_personalization;
     }
     if (message.status_overrule !== undefined) {
-      obj.statusOverrule = message.status_overrule;
+      obj.statusOverrule = ticketStatusOverruleToJSON(message.status_overrule);
     }
     if (message.barcode_type !== undefined) {
-      obj.barcodeType = message.barcode_type;
+      obj.barcodeType = barcodeTypeToJSON(message.barcode_type);
     }
     if (message.class !== undefined) {
       obj.class = message.class;
@@ -817,8 +980,8 @@ export const Ticket: MessageFns<Ticket> = {
     if (message.deleted_at !== undefined) {
       obj.deletedAt = message.deleted_at.toISOString();
     }
-    if (message.status !== "") {
-      obj.status = message.status;
+    if (message.status !== 0) {
+      obj.status = ticketStatusToJSON(message.status);
     }
     if (message.seated !== undefined) {
       obj.seated = message.seated;
@@ -872,7 +1035,7 @@ export const Ticket: MessageFns<Ticket> = {
     message.created_at = object.created_at ?? undefined;
     message.updated_at = object.updated_at ?? undefined;
     message.deleted_at = object.deleted_at ?? undefined;
-    message.status = object.status ?? "";
+    message.status = object.status ?? 0;
     message.seated = object.seated ?? undefined;
     message.include_service_cost_in_price = object.include_service_cost_in_price ?? undefined;
     message.reserved_count = object.reserved_count ?? undefined;
@@ -1336,11 +1499,14 @@ export const CreateTicketRequest: MessageFns<CreateTicketRequest> = {
 };
 
 function createBaseUpdateTicketRequest(): UpdateTicketRequest {
-  return { ticket: undefined, update_mask: undefined, etag: "" };
+  return { guid: "", ticket: undefined, update_mask: undefined, etag: "" };
 }
 
 export const UpdateTicketRequest: MessageFns<UpdateTicketRequest> = {
   encode(message: UpdateTicketRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(34).string(message.guid);
+    }
     if (message.ticket !== undefined) {
       Ticket.encode(message.ticket, writer.uint32(10).fork()).join();
     }
@@ -1366,6 +1532,14 @@ export const UpdateTicketRequest: MessageFns<UpdateTicketRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
           case 1: {
             if (tag !== 10) {
               break;
@@ -1404,6 +1578,7 @@ export const UpdateTicketRequest: MessageFns<UpdateTicketRequest> = {
 
   fromJSON(object: any): UpdateTicketRequest {
     return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
       ticket: isSet(object.ticket) ? Ticket.fromJSON(object.ticket) : undefined,
       update_mask: isSet(object.updateMask)
         ? FieldMask.unwrap(FieldMask.fromJSON(object.updateMask))
@@ -1416,6 +1591,9 @@ export const UpdateTicketRequest: MessageFns<UpdateTicketRequest> = {
 
   toJSON(message: UpdateTicketRequest): unknown {
     const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
     if (message.ticket !== undefined) {
       obj.ticket = Ticket.toJSON(message.ticket);
     }
@@ -1433,6 +1611,7 @@ export const UpdateTicketRequest: MessageFns<UpdateTicketRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<UpdateTicketRequest>, I>>(object: I): UpdateTicketRequest {
     const message = createBaseUpdateTicketRequest();
+    message.guid = object.guid ?? "";
     message.ticket = (object.ticket !== undefined && object.ticket !== null)
       ? Ticket.fromPartial(object.ticket)
       : undefined;
@@ -1532,6 +1711,17 @@ export const DeleteTicketRequest: MessageFns<DeleteTicketRequest> = {
  * `authorization: Bearer <token>` and optional `company` metadata; anything outside
  * the effective company set is NOT_FOUND. Validation failures are INVALID_ARGUMENT
  * with a google.rpc.BadRequest field violation per bad field.
+ *
+ * `x-validate-only: 1` metadata on CreateTicket or UpdateTicket runs every check (token,
+ * company set, the event or ticket, etag, every field rule) and writes nothing. The
+ * answer is the error the real call would get, or on success a preview: CreateTicket the
+ * ticket as it would be made (its guid is never stored), UpdateTicket the ticket as it is
+ * now. request_id is neither looked up nor recorded. Other values and methods ignore it.
+ *
+ * Token and company errors are those of auth.v1.AuthService (UNAUTHENTICATED with
+ * ErrorInfo reason "missing_token", "invalid_token" or "company_not_authorized";
+ * INVALID_ARGUMENT with reason "invalid_company_header"). The protos need protoc 3.15 or
+ * newer (proto3 `optional`), or buf.
  */
 export type TicketServiceService = typeof TicketServiceService;
 export const TicketServiceService = {

@@ -1,0 +1,136 @@
+/**
+ * The shape of a field table: one row per field of a resource (ticket, event, user, ...).
+ * Everything else about a field (record types, value rules, input coercion, update mask,
+ * JSON output, row and message mapping, OpenAPI schemas) is derived from its row; see
+ * docs/architecture.md.
+ */
+
+export const INT32_MAX = 2_147_483_647;
+
+/** What a value is. Text-like kinds travel as strings; decimals as exact strings. */
+export type FieldKind =
+  | { type: 'guid' }
+  | { type: 'text'; max: number; notBlank?: boolean; format?: 'email' }
+  | { type: 'decimal'; min: string; max: string }
+  | { type: 'integer'; min: number }
+  | { type: 'boolean' }
+  | { type: 'timestamp' }
+  /** A proto enum: value i of `values` is enum number i + 1 (0 is UNSPECIFIED, read as null). */
+  | { type: 'enum'; values: readonly string[] };
+
+/**
+ * - writable: a client sets it at creation and with an update;
+ * - server-managed: the service sets it; a client may send it back unchanged, a different value is refused;
+ * - ignored: the service sets it; accepted and ignored when sent;
+ * - computed: not stored, derived on every read; accepted and ignored when sent.
+ */
+export type FieldRole = 'writable' | 'server-managed' | 'ignored' | 'computed';
+
+export interface FieldDef {
+  kind: FieldKind;
+  nullable: boolean;
+  role: FieldRole;
+  /** One line, for the OpenAPI schema and the reader. */
+  description: string;
+  /** Writable fields: creation fails without it. */
+  required?: boolean;
+  /** The value at creation (writable fields: when not sent; decimals as strings). */
+  default?: string | number | boolean | null;
+  /** The field's position in the creation response, when it is one of its fields (tickets: spec 2.1 rule 1). */
+  inCreationResponse?: number;
+  /** The database column, when it is not the field's name. */
+  column?: string;
+  /** Not part of the JSON object (the etag travels as the ETag header). */
+  notInJson?: boolean;
+}
+
+/** A resource's table: field name -> row, in the order of its JSON object. */
+export type FieldTable = Readonly<Record<string, FieldDef>>;
+
+/**
+ * Two writable fields whose values must keep an order when both are set (min <= max, a
+ * window's start before its end). The messages name the field in the wrong: `{lower}`,
+ * `{upper}` and their values `{lowerValue}`, `{upperValue}` are filled in.
+ */
+export interface OrderRule {
+  lower: string;
+  upper: string;
+  /** Equal values keep the order. */
+  allowEqual: boolean;
+  /** For the lower field when it is above the upper one. */
+  lowerMessage: string;
+  /** For the upper field when it is below the lower one. */
+  upperMessage: string;
+}
+
+export interface Resource<T extends FieldTable = FieldTable> {
+  /** The resource's JSON name, for paths and messages ("is not a field of the ticket"). */
+  noun: string;
+  fields: T;
+  orderRules: readonly OrderRule[];
+}
+
+type KindValue<K extends FieldKind> = K extends { type: 'integer' }
+  ? number
+  : K extends { type: 'boolean' }
+    ? boolean
+    : K extends { type: 'timestamp' }
+      ? Date
+      : K extends { type: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : string;
+
+export type FieldValue<F extends FieldDef> = F['nullable'] extends true ? KindValue<F['kind']> | null : KindValue<F['kind']>;
+
+export type FieldsWithRole<T extends FieldTable, R extends FieldRole> = { [K in keyof T]: T[K]['role'] extends R ? K : never }[keyof T] & string;
+
+/** The values of the fields with one of the given roles, as the service holds them (null for none). */
+export type ValuesOf<T extends FieldTable, R extends FieldRole> = { -readonly [K in FieldsWithRole<T, R>]: FieldValue<T[K]> };
+
+export type ValueOfAny = string | number | boolean | Date | null;
+
+/** The row of a field, or undefined when the table has no such field (never an Object.prototype member). */
+export function fieldDef(table: FieldTable, name: string): FieldDef | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
+export function fieldNames<T extends FieldTable>(table: T): Array<keyof T & string> {
+  return Object.keys(table);
+}
+
+export function fieldsWithRole<T extends FieldTable, R extends FieldRole>(table: T, ...roles: R[]): Array<FieldsWithRole<T, R>> {
+  return fieldNames(table).filter((name) => (roles as FieldRole[]).includes(table[name]!.role)) as Array<FieldsWithRole<T, R>>;
+}
+
+/** The fields of the creation response, in its order (empty: the creation response is the full object). */
+export function creationFields(table: FieldTable): string[] {
+  return fieldNames(table)
+    .filter((name) => table[name]!.inCreationResponse !== undefined)
+    .sort((a, b) => table[a]!.inCreationResponse! - table[b]!.inCreationResponse!);
+}
+
+/** Stored fields: every field but the computed ones. */
+export function storedFields<T extends FieldTable>(table: T): Array<keyof T & string> {
+  return fieldNames(table).filter((name) => table[name]!.role !== 'computed');
+}
+
+export const columnOf = (table: FieldTable, field: string): string => fieldDef(table, field)?.column ?? field;
+
+export function requiredFields<T extends FieldTable>(table: T): Array<FieldsWithRole<T, 'writable'>> {
+  return fieldsWithRole(table, 'writable').filter((name) => table[name]!.required);
+}
+
+/**
+ * The values a creation starts from, for the fields of one role: the default, or null for
+ * a nullable field without one. Required fields and those the service sets itself (guid,
+ * created_at, ...) have none.
+ */
+export function defaultsOf<T extends FieldTable, R extends FieldRole = 'writable'>(table: T, role: R = 'writable' as R): Partial<ValuesOf<T, R>> {
+  const defaults: Record<string, unknown> = {};
+  for (const name of fieldsWithRole(table, role)) {
+    const def = table[name]!;
+    if (def.default !== undefined) defaults[name] = def.default;
+    else if (!def.required && def.nullable) defaults[name] = null;
+  }
+  return defaults as Partial<ValuesOf<T, R>>;
+}

@@ -1,0 +1,30 @@
+import type { FieldDef, FieldTable, ValueOfAny } from './kinds.js';
+
+/**
+ * Field values <-> protobuf message fields. Proto field names are the table's names; null
+ * is an unset field; an enum value is its proto number (position in the table's list + 1,
+ * 0 being UNSPECIFIED).
+ */
+
+/** The enum number of a value; 0 (UNSPECIFIED, refused by the service) for a value the enum lacks. */
+function enumNumber(values: readonly string[], value: string): number {
+  return values.indexOf(value) + 1;
+}
+
+/** Values -> a partial message (wrap it in the message type's fromPartial). Fields the table lacks are left out. */
+export function toMessageFields(table: FieldTable, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const message: Record<string, unknown> = {};
+  for (const [field, def] of Object.entries(table)) {
+    const value = values[field];
+    if (value === null || value === undefined) continue;
+    message[field] = def.kind.type === 'enum' && typeof value === 'string' ? enumNumber(def.kind.values, value) : value;
+  }
+  return message;
+}
+
+/** A message field's value as the table's value: null when unset; an enum number as its name (null for UNSPECIFIED or unknown numbers). */
+export function fromMessageField(def: FieldDef, raw: unknown): ValueOfAny {
+  if (raw === undefined || raw === null) return null;
+  if (def.kind.type === 'enum') return typeof raw === 'number' ? (def.kind.values[raw - 1] ?? null) : null;
+  return raw as ValueOfAny;
+}

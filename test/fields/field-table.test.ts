@@ -1,0 +1,106 @@
+/**
+ * The field tables (lib/fields) against the outside world: the proto messages (names,
+ * types, presence, enum values, google.api.field_behavior) and the database columns of the
+ * backend of this run (names and nullability). A field or column that one side has and the
+ * other lacks fails here.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { EVENT } from '../../lib/fields/event.js';
+import { columnOf, storedFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { TICKET } from '../../lib/fields/ticket.js';
+import { USER } from '../../lib/fields/user.js';
+import { protoRoot } from '../../lib/grpc/reflection.js';
+import { withMigratedDatabase } from './database.js';
+
+const resources: Array<{ resource: Resource; message: string; file: string; table: string; database: 'auth' | 'ticket'; storeOnly: string[]; primaryKey?: string }> = [
+  { resource: TICKET, message: 'ticketing.v1.Ticket', file: 'ticketing/v1/ticket.proto', table: 'tickets', database: 'ticket', storeOnly: ['id', 'version'] },
+  { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
+  { resource: USER, message: 'auth.v1.User', file: 'auth/v1/auth.proto', table: 'users', database: 'auth', storeOnly: ['password_hash'], primaryKey: 'guid' },
+];
+
+function loadProtos(): protobuf.Root {
+  const root = new protobuf.Root();
+  const protoDir = protoRoot();
+  // The well-known types come with protobufjs; everything else is ours (google/api and google/rpc vendored).
+  const wellKnown = path.dirname(createRequire(import.meta.url).resolve('protobufjs/package.json'));
+  root.resolvePath = (_origin, target) => path.join(target.startsWith('google/protobuf/') ? wellKnown : protoDir, target);
+  root.loadSync(resources.map((r) => r.file), { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
+const PROTO_TYPE: Record<FieldDef['kind']['type'], string> = {
+  guid: 'string',
+  text: 'string',
+  decimal: 'string',
+  integer: 'int32',
+  boolean: 'bool',
+  timestamp: 'google.protobuf.Timestamp',
+  enum: 'enum',
+};
+
+function protoType(field: protobuf.Field): string {
+  if (field.resolvedType instanceof protobuf.Enum) return 'enum';
+  if (field.resolvedType instanceof protobuf.Type) return field.resolvedType.fullName.replace(/^\./, '');
+  return field.type;
+}
+
+/** Presence: an unset field reads as null, so every nullable or client-settable field needs it (an enum's null is UNSPECIFIED). */
+const hasPresence = (field: protobuf.Field) => field.resolvedType instanceof protobuf.Type || field.options?.proto3_optional === true;
+
+function behaviors(field: protobuf.Field): string[] {
+  const options = (field.parsedOptions ?? []) as Array<Record<string, unknown>>;
+  return options.flatMap((option) => {
+    const value = option['(google.api.field_behavior)'];
+    return value === undefined ? [] : [value as string];
+  });
+}
+
+/** AIP-203 from the table's roles: what the service manages or computes is OUTPUT_ONLY; creation needs REQUIRED ones. */
+function expectedBehaviors(def: FieldDef): string[] {
+  if (def.role !== 'writable') return ['OUTPUT_ONLY'];
+  return [def.required ? 'REQUIRED' : 'OPTIONAL'];
+}
+
+const upperSnake = (value: string) => value.toUpperCase();
+
+describe.each(resources)('$message', ({ resource, message, table, database, storeOnly, primaryKey }) => {
+  const root = loadProtos();
+  const type = root.lookupType(message);
+
+  it('has exactly the fields of the table', () => {
+    expect(type.fieldsArray.map((f) => f.name).sort()).toEqual(Object.keys(resource.fields).sort());
+  });
+
+  it.each(Object.entries(resource.fields))('%s: proto type and presence match the table', (name, def) => {
+    const field = type.fields[name]!;
+    expect(field, name).toBeDefined();
+    expect(protoType(field), name).toBe(PROTO_TYPE[def.kind.type]);
+    if ((def.nullable && def.kind.type !== 'enum') || def.role === 'writable') expect(hasPresence(field), `${name} needs presence`).toBe(true);
+    if (def.kind.type === 'enum') {
+      const values = (field.resolvedType as protobuf.Enum).values;
+      const prefix = Object.keys(values).find((key) => values[key] === 0)!.replace(/UNSPECIFIED$/, '');
+      const expected = Object.fromEntries([[`${prefix}UNSPECIFIED`, 0], ...def.kind.values.map((v, i) => [`${prefix}${upperSnake(v)}`, i + 1])]);
+      expect(values, name).toEqual(expected);
+    }
+  });
+
+  it.each(Object.entries(resource.fields))('%s: google.api.field_behavior matches the role', (name, def) => {
+    expect(behaviors(type.fields[name]!)).toEqual(expectedBehaviors(def));
+  });
+
+  it(`the ${table} table has a column for every stored field and no column without one, nullable alike`, async () => {
+    await withMigratedDatabase(database, async (db) => {
+      const columns = await db(table).columnInfo();
+      const expected = [...storedFields(resource.fields).map((field) => columnOf(resource.fields, field)), ...storeOnly].sort();
+      expect(Object.keys(columns).sort()).toEqual(expected);
+      // SQLite lets a text primary key hold NULL unless it is declared NOT NULL; the key is never null anyway.
+      for (const field of storedFields(resource.fields).filter((f) => f !== primaryKey)) {
+        expect(columns[columnOf(resource.fields, field)]!.nullable, `${table}.${field} nullable`).toBe(resource.fields[field]!.nullable);
+      }
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { problemFromGrpc } from '../../gateway/problem.js';
+import { fromServiceError, RpcError, toStatusObject } from '../../lib/grpc/errors.js';
+
+/** An error as the gateway's grpc-js client raises it by itself: no service wrote it. */
+function localError(code: status, details: string): ServiceError {
+  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
+}
+
+/** An error as a service sent it (lib/grpc/server.ts). */
+function serviceError(err: RpcError): ServiceError {
+  const sent = toStatusObject(err);
+  return Object.assign(new Error(err.message), { code: err.code, details: err.message, metadata: sent.metadata! });
+}
+
+describe('grpc-js messages never reach a client (issue 7, finding 7)', () => {
+  it.each([
+    [status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
+    [status.RESOURCE_EXHAUSTED, 'Received message larger than max (5000000 vs 4194304)'],
+    [status.INTERNAL, 'Received RST_STREAM with code 2 (Internal server error)'],
+    [status.UNIMPLEMENTED, 'The server does not implement the method /x.Y/Z'],
+    [status.CANCELLED, 'Call cancelled'],
+    [status.UNKNOWN, 'Unknown error'],
+  ])('a locally raised %s is a 500 in our words', (code, text) => {
+    const problem = problemFromGrpc(localError(code, text));
+    expect(problem).toMatchObject({ status: 500, detail: 'Internal error.' });
+    expect(problem.retryAfterSeconds).toBeUndefined();
+  });
+
+  it('a locally raised UNAVAILABLE or DEADLINE_EXCEEDED is 503/504, in our words', () => {
+    expect(problemFromGrpc(localError(status.UNAVAILABLE, 'No connection established. Last error: connect ECONNREFUSED 10.0.0.1:50051'))).toMatchObject({
+      status: 503,
+      detail: 'A backend service is unavailable; try again shortly.',
+      retryAfterSeconds: 1,
+    });
+    expect(problemFromGrpc(localError(status.DEADLINE_EXCEEDED, 'Deadline exceeded after 5.001s,LB pick: 0.001s'))).toMatchObject({ status: 504 });
+  });
+
+  it("a service's own message passes, RESOURCE_EXHAUSTED still a 429 and UNAUTHENTICATED without details too", () => {
+    expect(problemFromGrpc(serviceError(new RpcError(status.RESOURCE_EXHAUSTED, 'Too many token requests.', { retryAfterSeconds: 30 })))).toMatchObject({
+      status: 429,
+      detail: 'Too many token requests.',
+      retryAfterSeconds: 30,
+    });
+    expect(problemFromGrpc(serviceError(new RpcError(status.UNAUTHENTICATED, 'The access token is invalid or expired.')))).toMatchObject({
+      status: 401,
+      detail: 'The access token is invalid or expired.',
+    });
+    expect(problemFromGrpc(serviceError(new RpcError(status.NOT_FOUND, 'Ticket not found.')))).toMatchObject({ status: 404, detail: 'Ticket not found.' });
+  });
+
+  it('a service passing on a dependency error passes on only what the dependency wrote', () => {
+    expect(fromServiceError(localError(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'))).toMatchObject({
+      code: status.INTERNAL,
+      message: 'Internal error.',
+    });
+    const passed = fromServiceError(serviceError(new RpcError(status.UNAUTHENTICATED, 'The access token has expired.', { reason: 'invalid_token' })));
+    expect(passed).toMatchObject({ code: status.UNAUTHENTICATED, message: 'The access token has expired.', details: { reason: 'invalid_token' } });
+  });
+});
