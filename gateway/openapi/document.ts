@@ -1,4 +1,4 @@
-import { RESERVATION_STATES } from '../../services/ticket/domain/reservation-fields.js';
+import { RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import { componentSchemas, type Schema } from './schemas.js';
 
 /**

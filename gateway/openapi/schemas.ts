@@ -2,7 +2,8 @@ import { EVENT } from '../../lib/fields/event.js';
 import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
-import { reservationSchemas, STOCK_PROBLEM_MEMBERS } from './reservation-schemas.js';
+import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
+import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 
 /**
  * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the field tables the API
@@ -42,6 +43,9 @@ function responseSchema(def: FieldDef): Schema {
     case 'enum':
       schema = { type: 'string', enum: def.nullable ? [...kind.values, null] : [...kind.values] };
       break;
+    case 'text-list':
+      schema = { type: 'array', items: { type: 'string' } };
+      break;
   }
   return { ...(def.nullable ? nullable(schema) : schema), description: def.description };
 }
@@ -62,11 +66,13 @@ function ruleSchema(def: FieldDef): Schema {
         `A number from ${kind.min} to ${kind.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
       );
     case 'integer':
-      return described({ type: 'integer', minimum: kind.min, maximum: INT32_MAX });
+      return described({ type: 'integer', minimum: kind.min, maximum: kind.max ?? INT32_MAX });
     case 'boolean':
       return described({ type: 'boolean' }, 'In form bodies: true/false/1/0.');
     case 'enum':
       return described({ type: 'string', enum: [...kind.values] });
+    case 'text-list':
+      return described({ type: 'array', items: { type: 'string' } });
     case 'timestamp':
       return described(def.nullable ? nullable(TIMESTAMP) : TIMESTAMP, 'Must carry a UTC offset (Z or +HH:MM).');
   }
@@ -120,6 +126,25 @@ function apiClientField(field: string): Schema {
   if (field === 'company_ids') return { type: 'array', items: GUID };
   if (field === 'created_at') return TIMESTAMP;
   return { type: 'string' };
+}
+
+/** The extension members a refused stock move adds to a problem. */
+const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
+  code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
+  scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+};
+
+/** The stock moves (PRODUCT.md 9): the reservation and scan objects and the move bodies, from lib/fields/reservation.ts. */
+function stockSchemas(): Record<string, Schema> {
+  return {
+    Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
+    Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    ReservationCreate: inputSchema(MOVE_BODIES.reserve, true, 'A reservation of the ticket\'s stock.'),
+    ReservationPending: inputSchema(MOVE_BODIES.pending, true, 'Payment started.'),
+    ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
+    ReservationEmpty: inputSchema(MOVE_BODIES.release, true, 'No fields.'),
+    ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
+  };
 }
 
 export function componentSchemas(): Record<string, Schema> {
@@ -215,7 +240,7 @@ export function componentSchemas(): Record<string, Schema> {
         },
       },
     },
-    ...reservationSchemas(),
+    ...stockSchemas(),
     Health: {
       type: 'object',
       required: ['status', 'services'],

@@ -1,98 +1,82 @@
 import { Router, type Request, type Response } from 'express';
+import { MOVE_BODIES, RESERVATION_FIELDS, SCAN_FIELDS } from '../../lib/fields/reservation.js';
+import { toMessageFields } from '../../lib/fields/messages.js';
 import type { Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { writePages } from '../array-json.js';
+import { reservationBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
+import { resourceInput, type ResourceInput } from '../body-input.js';
 import type { BackendClients } from '../clients.js';
 import { sendProblem } from '../problem.js';
 import type { Caller } from '../request-context.js';
-import { idempotencyKey, listCall, listQuery, MAX_LIMIT, methodNotAllowed, nextPageLink } from '../request-input.js';
-import { reservationJson, scanJson } from '../reservation-json.js';
-import { moveInput, type MoveInput } from '../reservation-input.js';
+import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
+import { resourceJson } from '../resource-json.js';
+import { listRoute, param } from '../resource-routes.js';
 
-const bodyOf = (req: Request) => req.body as Record<string, unknown>;
-const bodyKind = (res: Response) => res.locals.bodyKind as BodyKind;
+const reservationJson = (reservation: Reservation) => resourceJson(RESERVATION_FIELDS, reservation);
 
-/** Answers a body's type errors with 422; true when it did. */
-function refusedInput(res: Response, input: MoveInput): boolean {
-  if (!input.violations.length) return false;
+/** A move's body as its request fields, by the move's body table; a body with type errors is answered with 422 (undefined). */
+function moveBody(req: Request, res: Response, move: keyof typeof MOVE_BODIES): ResourceInput['fields'] | undefined {
+  const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
+  if (!input.violations.length) return input.fields;
   sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors: input.violations });
-  return true;
+  return undefined;
+}
+
+/**
+ * The ?state= filter as the request's enum: absent is every state; a name the enum lacks,
+ * or the parameter sent twice, is UNSPECIFIED, which the service refuses (422 naming state).
+ */
+function stateFilter(req: Request): number | undefined {
+  const raw = req.query.state;
+  if (raw === undefined) return undefined;
+  return (toMessageFields(RESERVATION_FIELDS, { state: typeof raw === 'string' ? raw : '' }).state as number | undefined) ?? 0;
 }
 
 /** REST face of ReservationService (PRODUCT.md 9, docs/stock-moves.md). */
 export function reservationRoutes(clients: BackendClients, call: Caller): Router {
   const router = Router();
-  const service = clients.reservations;
-  const listPage = (req: Request, ticket_id: string, state: string, page_size: number, page_token: string) =>
-    call(service.listReservations.bind(service), { ticket_id, state, page_size, page_token }, req);
+  const backend = reservationBackend(clients.reservations, call);
+  const page = async (req: Request, limit: number, cursor: string) => {
+    const request = { ticket_id: param(req, 'guid'), state: stateFilter(req), page_size: limit, page_token: cursor };
+    const { reservations, next_page_token } = await backend.list(req, request);
+    return { items: reservations, next: next_page_token };
+  };
+  const whole = async (req: Request, res: Response) => {
+    const first = await page(req, MAX_LIMIT, '');
+    await writePages(res, first, (current) => current.items.map(reservationJson), (current) => (current.next ? page(req, MAX_LIMIT, current.next) : undefined));
+  };
 
   router.post('/ticket/:guid/reservations', async (req, res) => {
     const requestId = idempotencyKey(req, res);
     if (requestId === undefined) return;
-    const input = moveInput(bodyOf(req), bodyKind(res), ['amount', 'ttl_seconds'], ['amount']);
-    if (refusedInput(res, input)) return;
-    const request = { ticket_id: req.params.guid!, amount: input.amount!, ttl_seconds: input.ttl_seconds, request_id: requestId };
-    const reservation = await call(service.reserveTicket.bind(service), request, req);
+    const body = moveBody(req, res, 'reserve');
+    if (!body) return;
+    const reservation = await backend.reserve(req, { amount: 0, ...body, ticket_id: param(req, 'guid'), request_id: requestId });
     res.status(201).location(`/reservation/${reservation.guid}`).json(reservationJson(reservation));
   });
-
-  router.get('/ticket/:guid/reservations', async (req, res) => {
-    const query = listQuery(req, res);
-    if (!query) return;
-    const state = typeof req.query.state === 'string' ? req.query.state : '';
-    if (req.query.state !== undefined && typeof req.query.state !== 'string') {
-      return sendProblem(res, { status: 422, detail: 'The request has invalid query parameters.', errors: [{ field: 'state', description: 'must be sent only once' }] });
-    }
-    const ticketId = req.params.guid;
-    if (query.page) {
-      const { limit, cursor } = query.page;
-      const page = await listCall(res, () => listPage(req, ticketId, state, limit, cursor));
-      if (!page) return;
-      // The cursor belongs to the filtered list: the next link keeps the filter.
-      if (page.next_page_token) res.set('Link', nextPageLink(req, limit, page.next_page_token).replace('>;', state ? `&state=${encodeURIComponent(state)}>;` : '>;'));
-      return res.json(page.reservations.map(reservationJson));
-    }
-    // The whole list, written page by page as the pages arrive.
-    const first = await listCall(res, () => listPage(req, ticketId, state, MAX_LIMIT, ''));
-    if (!first) return;
-    await writePages(
-      res,
-      first,
-      (page) => page.reservations.map(reservationJson),
-      (page) => (page.next_page_token ? listPage(req, ticketId, state, MAX_LIMIT, page.next_page_token) : undefined),
-    );
-  });
+  listRoute(router, '/ticket/:guid/reservations', { page, whole, toJson: reservationJson, filters: ['state'] });
   router.all('/ticket/:guid/reservations', methodNotAllowed(['GET', 'HEAD', 'POST']));
 
   router.get('/reservation/:guid', async (req, res) => {
-    res.json(reservationJson(await call(service.getReservation.bind(service), { guid: req.params.guid! }, req)));
+    res.json(reservationJson(await backend.get(req, { guid: param(req, 'guid') })));
   });
   router.all('/reservation/:guid', methodNotAllowed(['GET', 'HEAD']));
 
-  const sendMove = (res: Response, reservation: Reservation) => res.json(reservationJson(reservation));
-
-  router.post('/reservation/:guid/pending', async (req, res) => {
-    const input = moveInput(bodyOf(req), bodyKind(res), ['ttl_seconds']);
-    if (refusedInput(res, input)) return;
-    sendMove(res, await call(service.markReservationPending.bind(service), { guid: req.params.guid!, ttl_seconds: input.ttl_seconds }, req));
-  });
-  router.post('/reservation/:guid/confirm', async (req, res) => {
-    const input = moveInput(bodyOf(req), bodyKind(res), ['barcodes']);
-    if (refusedInput(res, input)) return;
-    sendMove(res, await call(service.confirmReservation.bind(service), { guid: req.params.guid!, barcodes: input.barcodes }, req));
-  });
-  router.post('/reservation/:guid/release', async (req, res) => {
-    const input = moveInput(bodyOf(req), bodyKind(res), []);
-    if (refusedInput(res, input)) return;
-    sendMove(res, await call(service.releaseReservation.bind(service), { guid: req.params.guid! }, req));
-  });
-  for (const move of ['pending', 'confirm', 'release']) router.all(`/reservation/:guid/${move}`, methodNotAllowed(['POST']));
+  for (const move of ['pending', 'confirm', 'release'] as const) {
+    router.post(`/reservation/:guid/${move}`, async (req, res) => {
+      const body = moveBody(req, res, move);
+      if (!body) return;
+      res.json(reservationJson(await backend[move](req, { barcodes: [], ...body, guid: param(req, 'guid') })));
+    });
+    router.all(`/reservation/:guid/${move}`, methodNotAllowed(['POST']));
+  }
 
   router.post('/event/:guid/scans', async (req, res) => {
-    const input = moveInput(bodyOf(req), bodyKind(res), ['barcode'], ['barcode']);
-    if (refusedInput(res, input)) return;
-    const scan = await call(service.scanBarcode.bind(service), { event_id: req.params.guid!, barcode: input.barcode! }, req);
-    res.status(201).json(scanJson(scan));
+    const body = moveBody(req, res, 'scan');
+    if (!body) return;
+    const scan = await backend.scan(req, { barcode: '', ...body, event_id: param(req, 'guid') });
+    res.status(201).json(resourceJson(SCAN_FIELDS, scan));
   });
   router.all('/event/:guid/scans', methodNotAllowed(['POST']));
 

@@ -11,29 +11,23 @@ import {
   type Scan,
   type ScanBarcodeRequest,
 } from '../../lib/gen/ticketing/v1/reservation.js';
+import { fromMessageField } from '../../lib/fields/messages.js';
+import { isDue, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
 import { ticketStatus } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import { stockConflict } from '../../lib/stock-conflicts.js';
 import { formatTimestamp } from '../../lib/time.js';
+import { notInEnum } from './domain/field-checks.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
-import { LIVE_STATES, type ReservationRecord, type ReservationState } from './domain/reservation-fields.js';
-import {
-  checkAmount,
-  checkBarcodes,
-  checkTtl,
-  generateBarcode,
-  isReservationState,
-  PENDING_TTL_DEFAULT,
-  RESERVE_TTL_DEFAULT,
-  SCAN_BARCODE_MAX,
-} from './domain/reservation-rules.js';
+import type { ReservationRecord } from './domain/reservation-fields.js';
+import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
-import { reservationMessage } from './reservation-messages.js';
+import { reservationMessage, scanMessage } from './reservation-messages.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
-import type { ReservationStore, StockTicket } from './store/reservation-store.js';
+import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
 
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
 
@@ -53,7 +47,9 @@ function requireState(current: ReservationRecord, allowed: readonly ReservationS
   if (!allowed.includes(current.state)) throw stockConflict('invalid_transition', `A ${current.state} reservation cannot be ${move}.`);
 }
 
-const secondsFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+/** NOT_FOUND naming what was asked for (google.rpc.ResourceInfo); `name` is the guid or barcode as sent. */
+const notFound = (what: 'Ticket' | 'Reservation' | 'Barcode', name: string) => RpcError.notFound(what, { type: RESOURCE_TYPES[what], name });
+const RESOURCE_TYPES = { Ticket: 'ticketing.v1.Ticket', Reservation: 'ticketing.v1.Reservation', Barcode: 'ticketing.v1.Barcode' };
 
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
@@ -72,39 +68,28 @@ export class ReservationService {
   private async findTicket(caller: AuthenticatedCaller, guid: string): Promise<StockTicket> {
     const id = storedGuid(guid);
     const ticket = id ? await this.store.findTicket(caller.companyIds, id) : undefined;
-    if (!ticket) throw RpcError.notFound('Ticket');
+    if (!ticket) throw notFound('Ticket', guid);
     return ticket;
   }
 
   private async findReservation(caller: AuthenticatedCaller, guid: string): Promise<ReservationRecord> {
     const id = storedGuid(guid);
     const found = id ? await this.store.find(caller.companyIds, id) : undefined;
-    if (!found) throw RpcError.notFound('Reservation');
+    if (!found) throw notFound('Reservation', guid);
     return found;
   }
 
   async reserve(caller: AuthenticatedCaller, request: ReserveTicketRequest): Promise<Reservation> {
     const prepare = async () => {
       const ticket = await this.findTicket(caller, request.ticket_id);
-      const ttl = checkTtl(request.ttl_seconds, RESERVE_TTL_DEFAULT);
+      const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
       const violations = [...checkAmount(request.amount, ticket), ...ttl.violations];
       if (violations.length) throw RpcError.invalidArgument(violations);
       const now = new Date();
-      const record: Omit<ReservationRecord, 'id'> = {
-        guid: newGuid(),
-        company_id: ticket.company_id,
-        event_id: ticket.event_id,
-        ticket_id: ticket.guid,
-        amount: request.amount,
-        state: 'reserved',
-        expires_at: secondsFrom(now, ttl.seconds),
-        barcodes: [],
-        created_at: now,
-        updated_at: now,
-      };
+      const record = newReservation({ guid: newGuid(), ticket, amount: request.amount, ttlSeconds: ttl.value, now });
       const write = async (trx: Knex) => {
         const locked = await this.store.lockTicket(trx, caller.companyIds, ticket.guid);
-        if (!locked) throw RpcError.notFound('Ticket');
+        if (!locked) throw notFound('Ticket', request.ticket_id);
         await this.store.expireDue(trx, locked, now);
         refuseUnlessOnSale(locked, now);
         const amountViolations = checkAmount(request.amount, locked);
@@ -122,8 +107,7 @@ export class ReservationService {
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Reservation> {
     const found = await this.findReservation(caller, guid);
-    const due = (LIVE_STATES as readonly string[]).includes(found.state) && found.expires_at !== null && found.expires_at.getTime() <= Date.now();
-    if (due && (await this.settleDue([found.ticket_id]))) {
+    if (isDue(found, new Date()) && (await this.settleDue([found.ticket_id]))) {
       return reservationMessage(await this.findReservation(caller, guid));
     }
     return reservationMessage(found);
@@ -131,12 +115,11 @@ export class ReservationService {
 
   async list(caller: AuthenticatedCaller, request: ListReservationsRequest): Promise<ListReservationsResponse> {
     const ticket = await this.findTicket(caller, request.ticket_id);
-    if (request.state !== '' && !isReservationState(request.state)) {
-      throw RpcError.invalidArgument([{ field: 'state', description: 'must be one of reserved, pending, confirmed, released, expired' }]);
-    }
-    const state = request.state === '' ? undefined : (request.state as ReservationState);
+    // Unset: every state; a number the enum lacks (UNSPECIFIED among them) is refused.
+    const state = request.state === undefined ? undefined : (fromMessageField(RESERVATION_FIELDS.state, request.state) as ReservationState | null);
+    if (state === null) throw RpcError.invalidArgument([{ field: 'state', description: notInEnum(RESERVATION_STATES) }]);
     const size = pageSize(request.page_size);
-    const listKey = reservationListKey(ticket.guid, request.state);
+    const listKey = reservationListKey(ticket.guid, state ?? '');
     const after = decodePageToken(request.page_token, listKey);
     await this.settleDue([ticket.guid]);
     const rows = await this.store.list(ticket.guid, state, after, size + 1);
@@ -162,7 +145,7 @@ export class ReservationService {
       this.store.transaction(async (trx) => {
         const now = new Date();
         const ticket = await this.store.lockTicket(trx, scope, found.ticket_id, { includeDeleted: true });
-        if (!ticket) throw RpcError.notFound('Reservation');
+        if (!ticket) throw notFound('Reservation', guid);
         await this.store.expireDue(trx, ticket, now);
         await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
         return reservationMessage((await this.store.find(scope, found.guid, trx))!);
@@ -170,19 +153,19 @@ export class ReservationService {
     );
   }
 
-  private async changeState(trx: Knex, ticket: StockTicket, current: ReservationRecord, to: ReservationState, expiresAt: Date | null, now: Date): Promise<void> {
-    if (!(await this.store.changeState(trx, current.guid, current.state, to, expiresAt, now))) {
+  private async changeState(trx: Knex, ticket: StockTicket, current: ReservationRecord, to: ReservationState, ttlSeconds: number | null, now: Date): Promise<void> {
+    if (!(await this.store.changeState(trx, current.guid, current.state, to, ttlSeconds, now))) {
       throw new RpcError(status.ABORTED, 'The reservation changed meanwhile; try again.');
     }
     await this.store.moveCounters(trx, ticket, current.amount, current.state, to);
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
-    const ttl = checkTtl(request.ttl_seconds, PENDING_TTL_DEFAULT);
+    const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
     return this.move(caller, request.guid, async (trx, ticket, current, now) => {
       if (ttl.violations.length) throw RpcError.invalidArgument(ttl.violations);
       requireState(current, ['reserved'], 'marked pending');
-      await this.changeState(trx, ticket, current, 'pending', secondsFrom(now, ttl.seconds), now);
+      await this.changeState(trx, ticket, current, 'pending', ttl.value, now);
     });
   }
 
@@ -215,23 +198,22 @@ export class ReservationService {
   }
 
   async scan(caller: AuthenticatedCaller, request: ScanBarcodeRequest): Promise<Scan> {
-    if (request.barcode.length === 0 || request.barcode.length > SCAN_BARCODE_MAX) {
-      throw RpcError.invalidArgument([{ field: 'barcode', description: `must be 1 to ${SCAN_BARCODE_MAX} characters` }]);
-    }
+    const { violations } = checkMoveField('barcode', SCAN_REQUEST_FIELDS.barcode, request.barcode);
+    if (violations.length) throw RpcError.invalidArgument(violations);
     const eventGuid = storedGuid(request.event_id);
     const found = eventGuid ? await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode) : undefined;
-    if (!found || !eventGuid) throw RpcError.notFound('Barcode');
+    if (!found || !eventGuid) throw notFound('Barcode', request.barcode);
     return retryingDeadlocks(() =>
       this.store.transaction(async (trx) => {
         const now = new Date();
         const ticket = await this.store.lockTicket(trx, caller.companyIds, found.ticket_id, { includeDeleted: true });
-        if (!ticket) throw RpcError.notFound('Barcode');
+        if (!ticket) throw notFound('Barcode', request.barcode);
         if (!(await this.store.scan(trx, found, ticket, now))) {
           const first = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode, trx);
           const scannedAt = formatTimestamp(first?.scanned_at) ?? '';
           throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
         }
-        return { barcode: found.barcode, ticket_id: found.ticket_id, reservation_id: found.reservation_id, scanned_at: now };
+        return scanMessage({ ...found, scanned_at: now });
       }),
     );
   }

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import { ReservationState, type ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { signUpAndLogin } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
@@ -32,6 +33,8 @@ afterAll(async () => {
 const md = () => meta(who.token);
 const reserveTicket = (ticket_id: string, amount: number, ttl_seconds?: number, request_id = '') =>
   grpcCall(client.reserveTicket.bind(client), { ticket_id, amount, ttl_seconds, request_id }, md());
+const reserveTicketAs = (metadata: ReturnType<typeof md>, ticket_id: string) =>
+  grpcCall(client.reserveTicket.bind(client), { ticket_id, amount: 1, ttl_seconds: undefined, request_id: '' }, metadata);
 /** With its own request id (Idempotency-Key), retried on UNAVAILABLE, as a careful shop does under load. */
 const reservePatiently = (ticket_id: string, amount: number, ttl_seconds?: number) => {
   const requestId = randomUUID();
@@ -42,22 +45,29 @@ describe('ReservationService over gRPC', () => {
   it('runs the whole life: reserve, get, list, pending, confirm with generated barcodes, scan', async () => {
     const { guid, eventGuid } = await newTicket(who, { available_stock: 10 });
     const reserved = await reserveTicket(guid, 3);
-    expect(reserved).toMatchObject({ ticket_id: guid, event_id: eventGuid, amount: 3, state: 'reserved', barcodes: [] });
+    expect(reserved).toMatchObject({ ticket_id: guid, event_id: eventGuid, amount: 3, state: ReservationState.RESERVATION_STATE_RESERVED, barcodes: [] });
     const ttl = (reserved.expires_at!.getTime() - reserved.created_at!.getTime()) / 1000;
     expect(ttl).toBe(480);
     expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 3, pending_count: 0, sold_count: 0, status: 'available' });
 
     expect(await grpcCall(client.getReservation.bind(client), { guid: reserved.guid }, md())).toEqual(reserved);
-    const list = await grpcCall(client.listReservations.bind(client), { ticket_id: guid, page_size: 0, page_token: '', state: '' }, md());
+    const list = await grpcCall(client.listReservations.bind(client), { ticket_id: guid, page_size: 0, page_token: '' }, md());
     expect(list.reservations.map((r) => r.guid)).toEqual([reserved.guid]);
+    const byState = (state: ReservationState) => grpcCall(client.listReservations.bind(client), { ticket_id: guid, page_size: 0, page_token: '', state }, md());
+    expect((await byState(ReservationState.RESERVATION_STATE_RESERVED)).reservations.map((r) => r.guid)).toEqual([reserved.guid]);
+    expect((await byState(ReservationState.RESERVATION_STATE_PENDING)).reservations).toEqual([]);
+    // A filter set to UNSPECIFIED is refused, not read as "every state".
+    const unspecified = await grpcFailure(byState(ReservationState.RESERVATION_STATE_UNSPECIFIED));
+    expect(unspecified.code).toBe(status.INVALID_ARGUMENT);
+    expect(readErrorDetails(unspecified).fieldViolations?.map((v) => v.field)).toEqual(['state']);
 
     const pending = await grpcCall(client.markReservationPending.bind(client), { guid: reserved.guid, ttl_seconds: undefined }, md());
-    expect(pending.state).toBe('pending');
+    expect(pending.state).toBe(ReservationState.RESERVATION_STATE_PENDING);
     expect((pending.expires_at!.getTime() - pending.updated_at!.getTime()) / 1000).toBe(1800);
     expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 0, pending_count: 3, sold_count: 0 });
 
     const confirmed = await grpcCall(client.confirmReservation.bind(client), { guid: reserved.guid, barcodes: [] }, md());
-    expect(confirmed.state).toBe('confirmed');
+    expect(confirmed.state).toBe(ReservationState.RESERVATION_STATE_CONFIRMED);
     expect(confirmed.expires_at).toBeUndefined();
     expect(confirmed.barcodes).toHaveLength(3);
     for (const code of confirmed.barcodes) expect(code).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{12,}$/);
@@ -97,7 +107,7 @@ describe('ReservationService over gRPC', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, second.expires_at!.getTime() - Date.now()) + 1000));
     const expired = await grpcFailure(grpcCall(client.confirmReservation.bind(client), { guid: second.guid, barcodes: ['GATE-0002'] }, md()));
     expect([expired.code, expired.reason]).toEqual([status.FAILED_PRECONDITION, 'reservation_expired']);
-    expect(await grpcCall(client.getReservation.bind(client), { guid: second.guid }, md())).toMatchObject({ state: 'expired', barcodes: [] });
+    expect(await grpcCall(client.getReservation.bind(client), { guid: second.guid }, md())).toMatchObject({ state: ReservationState.RESERVATION_STATE_EXPIRED, barcodes: [] });
     await expectInvariant(who, db, guid);
   });
 
@@ -149,13 +159,21 @@ describe('ReservationService over gRPC', () => {
     expect(second.sold + second.reserved + second.pending).toBeLessThanOrEqual(stock - 2);
   });
 
-  it('another company\'s reservation is NOT_FOUND', async () => {
-    const { guid } = await newTicket(who, { available_stock: 5 });
+  it('another company\'s reservation is NOT_FOUND, with google.rpc.ResourceInfo naming what was asked for', async () => {
+    const { guid, eventGuid } = await newTicket(who, { available_stock: 5 });
     const reservation = await reserveTicket(guid, 1);
     const stranger = await signUpAndLogin(stack);
-    const err = await grpcFailure(grpcCall(client.getReservation.bind(client), { guid: reservation.guid }, meta(stranger.accessToken)));
+    const them = () => meta(stranger.accessToken);
+    const err = await grpcFailure(grpcCall(client.getReservation.bind(client), { guid: reservation.guid }, them()));
     expect(err.code).toBe(status.NOT_FOUND);
-    const release = await grpcFailure(grpcCall(client.releaseReservation.bind(client), { guid: reservation.guid }, meta(stranger.accessToken)));
+    expect(readErrorDetails(err).resource).toEqual({ type: 'ticketing.v1.Reservation', name: reservation.guid });
+    const release = await grpcFailure(grpcCall(client.releaseReservation.bind(client), { guid: reservation.guid }, them()));
     expect(release.code).toBe(status.NOT_FOUND);
+    expect(readErrorDetails(release).resource).toEqual({ type: 'ticketing.v1.Reservation', name: reservation.guid });
+    const ticket = await grpcFailure(reserveTicketAs(them(), guid));
+    expect(readErrorDetails(ticket).resource).toEqual({ type: 'ticketing.v1.Ticket', name: guid });
+    const scan = await grpcFailure(grpcCall(client.scanBarcode.bind(client), { event_id: eventGuid, barcode: 'NOSUCHCODE' }, md()));
+    expect(scan.code).toBe(status.NOT_FOUND);
+    expect(readErrorDetails(scan).resource).toEqual({ type: 'ticketing.v1.Barcode', name: 'NOSUCHCODE' });
   });
 });

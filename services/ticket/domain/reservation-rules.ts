@@ -1,21 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { FieldViolation } from '../../../lib/grpc/errors.js';
-import { RESERVATION_STATES, type ReservationState } from './reservation-fields.js';
+import type { FieldDef } from '../../../lib/fields/kinds.js';
+import { checkValue } from './field-rules.js';
 
-/** The value rules of the stock moves (PRODUCT.md 9). */
+/** The value rules of the stock moves (PRODUCT.md 9) beyond each body field's own (lib/fields/reservation.ts). */
 
-export const TTL_RANGE = { min: 1, max: 3600 } as const;
-/** The real system's 8-minute shop reservation. */
-export const RESERVE_TTL_DEFAULT = 480;
-/** Time for a payment once it has started. */
-export const PENDING_TTL_DEFAULT = 1800;
-
-export function checkTtl(ttl: number | undefined, fallback: number): { seconds: number; violations: FieldViolation[] } {
-  if (ttl === undefined) return { seconds: fallback, violations: [] };
-  if (!Number.isInteger(ttl) || ttl < TTL_RANGE.min || ttl > TTL_RANGE.max) {
-    return { seconds: fallback, violations: [{ field: 'ttl_seconds', description: `must be a whole number of seconds from ${TTL_RANGE.min} to ${TTL_RANGE.max}` }] };
-  }
-  return { seconds: ttl, violations: [] };
+/** A body field's value by its row (`field` is its name), or its default when unset. */
+export function checkMoveField<T>(field: string, def: FieldDef, raw: T | undefined): { value: T; violations: FieldViolation[] } {
+  const fallback = def.default as T;
+  if (raw === undefined) return { value: fallback, violations: [] };
+  const checked = checkValue(def, raw);
+  return 'error' in checked ? { value: fallback, violations: [{ field, description: checked.error }] } : { value: raw, violations: [] };
 }
 
 export interface OrderRules {
@@ -33,10 +28,6 @@ export function checkAmount(amount: number, rules: OrderRules): FieldViolation[]
     return [{ field: 'amount', description: `must be from ${min} to ${max}${multiple}` }];
   }
   return [];
-}
-
-export function isReservationState(value: string): value is ReservationState {
-  return (RESERVATION_STATES as readonly string[]).includes(value);
 }
 
 /** No 0/O, 1/I/L: codes read out at a door or typed from paper are not mistaken. */
@@ -65,5 +56,3 @@ export function checkBarcodes(barcodeType: string, barcodes: readonly string[], 
   if (new Set(barcodes).size !== barcodes.length) return [{ field: 'barcodes', description: 'must not repeat a code' }];
   return [];
 }
-
-export const SCAN_BARCODE_MAX = PREDEFINED_BARCODE.max;

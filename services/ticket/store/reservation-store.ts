@@ -1,5 +1,9 @@
 import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
-import { LIVE_STATES, type ReservationRecord, type ReservationState } from '../domain/reservation-fields.js';
+import { storedFields } from '../../../lib/fields/kinds.js';
+import { LIVE_STATES, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
+import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
+import { holdsStock } from '../../../lib/fields/ticket.js';
+import type { ReservationRecord } from '../domain/reservation-fields.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
@@ -10,19 +14,45 @@ type Raw = Record<string, unknown>;
 export type StockTicket = TicketRecord;
 
 function toReservation(row: Raw, barcodes: string[] = []): ReservationRecord {
+  return { ...valuesFromRow<Omit<ReservationRecord, 'id' | 'barcodes'>>(RESERVATION_FIELDS, row), barcodes, id: Number(row.id) };
+}
+
+/** The stored fields of a reservation as columns. */
+function reservationRow(values: Partial<ReservationRecord>): Raw {
+  const stored = storedFields(RESERVATION_FIELDS).filter((field) => values[field] !== undefined);
+  return rowFromValues(RESERVATION_FIELDS, Object.fromEntries(stored.map((field) => [field, values[field]])));
+}
+
+export interface NewReservation {
+  guid: string;
+  ticket: StockTicket;
+  amount: number;
+  /** How long it holds the stock. */
+  ttlSeconds: number;
+  now: Date;
+}
+
+const secondsFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+/** A new reservation of the ticket's stock, as it will be stored (its message is the creation answer). */
+export function newReservation({ guid, ticket, amount, ttlSeconds, now }: NewReservation): Omit<ReservationRecord, 'id'> {
   return {
-    id: Number(row.id),
-    guid: row.guid as string,
-    company_id: row.company_id as string,
-    event_id: row.event_id as string,
-    ticket_id: row.ticket_id as string,
-    amount: Number(row.amount),
-    state: row.state as ReservationState,
-    expires_at: fromDbTime(row.expires_at as string | null) ?? null,
-    barcodes,
-    created_at: fromDbTime(row.created_at as string)!,
-    updated_at: fromDbTime(row.updated_at as string)!,
+    guid,
+    company_id: ticket.company_id,
+    event_id: ticket.event_id,
+    ticket_id: ticket.guid,
+    amount,
+    state: 'reserved',
+    expires_at: secondsFrom(now, ttlSeconds),
+    barcodes: [],
+    created_at: now,
+    updated_at: now,
   };
+}
+
+/** Live reservations whose expiry has passed by `now` (the condition of every expiry). */
+function due<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {
+  return query.whereIn('state', [...LIVE_STATES]).where('expires_at', '<=', dbTime(now)) as Q;
 }
 
 /** The counter column a live state's amount is held in. */
@@ -76,14 +106,14 @@ export class ReservationStore {
    */
   async expireDue(trx: Knex, ticket: StockTicket, now: Date): Promise<number> {
     // The counters equal the sums of the live reservations: none held, none to expire.
-    if (ticket.reserved_count + ticket.pending_count === 0) return 0;
+    if (!holdsStock(ticket)) return 0;
     const due = (await this.dueOf(trx, ticket.guid, now).select('id', 'state', 'amount')) as Raw[];
     if (due.length === 0) return 0;
     const freed = { reserved_count: 0, pending_count: 0 };
     for (const row of due) freed[COUNTER[row.state as ReservationState] as keyof typeof freed] += Number(row.amount);
     await trx('reservations')
       .whereIn('id', due.map((row) => Number(row.id)))
-      .update({ state: 'expired', updated_at: dbTime(now) });
+      .update(reservationRow({ state: 'expired', updated_at: now }));
     await trx('tickets')
       .where('id', ticket.id)
       .update({
@@ -97,27 +127,19 @@ export class ReservationStore {
   }
 
   private dueOf(db: Knex, ticketGuid: string, now: Date) {
-    return db('reservations').where('ticket_id', ticketGuid).whereIn('state', [...LIVE_STATES]).where('expires_at', '<=', dbTime(now));
+    return due(db('reservations').where('ticket_id', ticketGuid), now);
   }
 
   /** Of these tickets, those with a due reservation (one indexed query). */
   async ticketsWithDue(ticketGuids: readonly string[], now: Date): Promise<string[]> {
     if (ticketGuids.length === 0) return [];
-    const rows = (await this.db('reservations')
-      .whereIn('ticket_id', [...ticketGuids])
-      .whereIn('state', [...LIVE_STATES])
-      .where('expires_at', '<=', dbTime(now))
-      .distinct('ticket_id')) as Raw[];
+    const rows = (await due(this.db('reservations').whereIn('ticket_id', [...ticketGuids]), now).distinct('ticket_id')) as Raw[];
     return rows.map((row) => row.ticket_id as string);
   }
 
   /** Any tickets with a due reservation, for the sweeper. */
   async anyTicketsWithDue(now: Date, limit: number): Promise<string[]> {
-    const rows = (await this.db('reservations')
-      .whereIn('state', [...LIVE_STATES])
-      .where('expires_at', '<=', dbTime(now))
-      .distinct('ticket_id')
-      .limit(limit)) as Raw[];
+    const rows = (await due(this.db('reservations'), now).distinct('ticket_id').limit(limit)) as Raw[];
     return rows.map((row) => row.ticket_id as string);
   }
 
@@ -154,17 +176,7 @@ export class ReservationStore {
   }
 
   async insert(trx: Knex, record: Omit<ReservationRecord, 'id'>): Promise<void> {
-    await trx('reservations').insert({
-      guid: record.guid,
-      company_id: record.company_id,
-      event_id: record.event_id,
-      ticket_id: record.ticket_id,
-      amount: record.amount,
-      state: record.state,
-      expires_at: dbTime(record.expires_at),
-      created_at: dbTime(record.created_at),
-      updated_at: dbTime(record.updated_at),
-    });
+    await trx('reservations').insert(reservationRow(record));
   }
 
   /** One reservation with its barcodes; `trx` to read it inside a move. */
@@ -195,12 +207,16 @@ export class ReservationStore {
     return rows.map((row) => toReservation(row, codes.get(row.guid as string)));
   }
 
-  /** Changes the state (and expiry) of a reservation still in state `from`; false when it no longer is. */
-  async changeState(trx: Knex, guid: string, from: ReservationState, to: ReservationState, expiresAt: Date | null, now: Date): Promise<boolean> {
+  /**
+   * Moves a reservation still in state `from` to `to`: a live state holds the stock for
+   * `ttlSeconds` from now, any other holds nothing. False when it is no longer in `from`.
+   */
+  async changeState(trx: Knex, guid: string, from: ReservationState, to: ReservationState, ttlSeconds: number | null, now: Date): Promise<boolean> {
+    const expiresAt = ttlSeconds === null ? null : secondsFrom(now, ttlSeconds);
     const count = await trx('reservations')
       .where('guid', guid)
       .where('state', from)
-      .update({ state: to, expires_at: dbTime(expiresAt), updated_at: dbTime(now) });
+      .update(reservationRow({ state: to, expires_at: expiresAt, updated_at: now }));
     return count === 1;
   }
 
@@ -263,9 +279,9 @@ export class ReservationStore {
     let held = false;
     for (const row of (await query) as Raw[]) {
       const ticket = toStockTicket(row);
-      if (ticket.reserved_count + ticket.pending_count === 0) continue;
+      if (!holdsStock(ticket)) continue;
       await this.expireDue(trx, ticket, now);
-      if (ticket.reserved_count + ticket.pending_count > 0) held = true;
+      if (holdsStock(ticket)) held = true;
     }
     return held;
   }

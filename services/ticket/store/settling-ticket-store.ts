@@ -1,15 +1,14 @@
 import type { Knex } from '../../../lib/db.js';
+import { holdsStock } from '../../../lib/fields/ticket.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
 import { TicketStore } from './ticket-store.js';
 
 type SettleDue = (ticketGuids: readonly string[]) => Promise<boolean>;
 
-const holdsStock = (ticket: TicketRecord) => ticket.reserved_count + ticket.pending_count > 0;
-
 /**
  * Ticket reads that are exact about expiry: before a ticket that holds reserved or pending
  * stock is returned, its due reservations are expired (persisted, in the same transaction
- * shape as every move), so a read never counts a reservation whose expires_at has passed,
+ * shape as every move), so a read never counts a reservation whose time is up,
  * whether or not the sweeper has run.
  */
 export class SettlingTicketStore extends TicketStore {

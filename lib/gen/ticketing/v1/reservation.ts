@@ -24,15 +24,77 @@ export const protobufPackage = "ticketing.v1";
 
 export const protobufFileName = "ticketing/v1/reservation.proto";
 
-/** Field meanings: services/ticket/domain/reservation-fields.ts. */
+export enum ReservationState {
+  RESERVATION_STATE_UNSPECIFIED = 0,
+  /** RESERVATION_STATE_RESERVED - Holds stock until expires_at. */
+  RESERVATION_STATE_RESERVED = 1,
+  /** RESERVATION_STATE_PENDING - Payment started; holds stock until expires_at. */
+  RESERVATION_STATE_PENDING = 2,
+  /** RESERVATION_STATE_CONFIRMED - Sold; barcodes issued. */
+  RESERVATION_STATE_CONFIRMED = 3,
+  RESERVATION_STATE_RELEASED = 4,
+  RESERVATION_STATE_EXPIRED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function reservationStateFromJSON(object: any): ReservationState {
+  switch (object) {
+    case 0:
+    case "RESERVATION_STATE_UNSPECIFIED":
+      return ReservationState.RESERVATION_STATE_UNSPECIFIED;
+    case 1:
+    case "RESERVATION_STATE_RESERVED":
+      return ReservationState.RESERVATION_STATE_RESERVED;
+    case 2:
+    case "RESERVATION_STATE_PENDING":
+      return ReservationState.RESERVATION_STATE_PENDING;
+    case 3:
+    case "RESERVATION_STATE_CONFIRMED":
+      return ReservationState.RESERVATION_STATE_CONFIRMED;
+    case 4:
+    case "RESERVATION_STATE_RELEASED":
+      return ReservationState.RESERVATION_STATE_RELEASED;
+    case 5:
+    case "RESERVATION_STATE_EXPIRED":
+      return ReservationState.RESERVATION_STATE_EXPIRED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ReservationState.UNRECOGNIZED;
+  }
+}
+
+export function reservationStateToJSON(object: ReservationState): string {
+  switch (object) {
+    case ReservationState.RESERVATION_STATE_UNSPECIFIED:
+      return "RESERVATION_STATE_UNSPECIFIED";
+    case ReservationState.RESERVATION_STATE_RESERVED:
+      return "RESERVATION_STATE_RESERVED";
+    case ReservationState.RESERVATION_STATE_PENDING:
+      return "RESERVATION_STATE_PENDING";
+    case ReservationState.RESERVATION_STATE_CONFIRMED:
+      return "RESERVATION_STATE_CONFIRMED";
+    case ReservationState.RESERVATION_STATE_RELEASED:
+      return "RESERVATION_STATE_RELEASED";
+    case ReservationState.RESERVATION_STATE_EXPIRED:
+      return "RESERVATION_STATE_EXPIRED";
+    case ReservationState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/**
+ * Field meanings: lib/fields/reservation.ts. Only the moves change a reservation: every
+ * field is output only.
+ */
 export interface Reservation {
   guid: string;
   company_id: string;
   event_id: string;
   ticket_id: string;
   amount: number;
-  /** reserved, pending, confirmed, released or expired. */
-  state: string;
+  state: ReservationState;
   /** Unset once confirmed or released. */
   expires_at: Date | undefined;
   barcodes: string[];
@@ -62,8 +124,8 @@ export interface ListReservationsRequest {
   /** 1..1000; 0 = the default of 100. */
   page_size: number;
   page_token: string;
-  /** Only reservations in this state; empty = all. */
-  state: string;
+  /** Only reservations in this state; unset = all (UNSPECIFIED is refused). */
+  state?: ReservationState | undefined;
 }
 
 export interface ListReservationsResponse {
@@ -93,6 +155,7 @@ export interface ScanBarcodeRequest {
   barcode: string;
 }
 
+/** Field meanings: lib/fields/reservation.ts (SCAN_FIELDS). */
 export interface Scan {
   barcode: string;
   ticket_id: string;
@@ -107,7 +170,7 @@ function createBaseReservation(): Reservation {
     event_id: "",
     ticket_id: "",
     amount: 0,
-    state: "",
+    state: 0,
     expires_at: undefined,
     barcodes: [],
     created_at: undefined,
@@ -132,8 +195,8 @@ export const Reservation: MessageFns<Reservation> = {
     if (message.amount !== 0) {
       writer.uint32(40).int32(message.amount);
     }
-    if (message.state !== "") {
-      writer.uint32(50).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(48).int32(message.state);
     }
     if (message.expires_at !== undefined) {
       Timestamp.encode(toTimestamp(message.expires_at), writer.uint32(58).fork()).join();
@@ -204,11 +267,11 @@ export const Reservation: MessageFns<Reservation> = {
             continue;
           }
           case 6: {
-            if (tag !== 50) {
+            if (tag !== 48) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 7: {
@@ -274,7 +337,7 @@ export const Reservation: MessageFns<Reservation> = {
         ? globalThis.String(object.ticket_id)
         : "",
       amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? reservationStateFromJSON(object.state) : 0,
       expires_at: isSet(object.expiresAt)
         ? fromJsonTimestamp(object.expiresAt)
         : isSet(object.expires_at)
@@ -313,8 +376,8 @@ export const Reservation: MessageFns<Reservation> = {
     if (message.amount !== 0) {
       obj.amount = Math.round(message.amount);
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = reservationStateToJSON(message.state);
     }
     if (message.expires_at !== undefined) {
       obj.expiresAt = message.expires_at.toISOString();
@@ -341,7 +404,7 @@ export const Reservation: MessageFns<Reservation> = {
     message.event_id = object.event_id ?? "";
     message.ticket_id = object.ticket_id ?? "";
     message.amount = object.amount ?? 0;
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.expires_at = object.expires_at ?? undefined;
     message.barcodes = object.barcodes?.map((e) => e) || [];
     message.created_at = object.created_at ?? undefined;
@@ -547,7 +610,7 @@ export const GetReservationRequest: MessageFns<GetReservationRequest> = {
 };
 
 function createBaseListReservationsRequest(): ListReservationsRequest {
-  return { ticket_id: "", page_size: 0, page_token: "", state: "" };
+  return { ticket_id: "", page_size: 0, page_token: "", state: undefined };
 }
 
 export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
@@ -561,8 +624,8 @@ export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
     if (message.page_token !== "") {
       writer.uint32(26).string(message.page_token);
     }
-    if (message.state !== "") {
-      writer.uint32(34).string(message.state);
+    if (message.state !== undefined) {
+      writer.uint32(32).int32(message.state);
     }
     return writer;
   },
@@ -605,11 +668,11 @@ export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
             continue;
           }
           case 4: {
-            if (tag !== 34) {
+            if (tag !== 32) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
         }
@@ -641,7 +704,7 @@ export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? reservationStateFromJSON(object.state) : undefined,
     };
   },
 
@@ -656,8 +719,8 @@ export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
     if (message.page_token !== "") {
       obj.pageToken = message.page_token;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== undefined) {
+      obj.state = reservationStateToJSON(message.state);
     }
     return obj;
   },
@@ -670,7 +733,7 @@ export const ListReservationsRequest: MessageFns<ListReservationsRequest> = {
     message.ticket_id = object.ticket_id ?? "";
     message.page_size = object.page_size ?? 0;
     message.page_token = object.page_token ?? "";
-    message.state = object.state ?? "";
+    message.state = object.state ?? undefined;
     return message;
   },
 };
