@@ -169,7 +169,8 @@ describe('graceful shutdown under load', () => {
     const stack = await topology({
       // Calls queue on the auth service's only scrypt thread; the gateway waits for them.
       overrides: { ...LOAD_SETTINGS, GRPC_DEADLINE_MS: '60000' },
-      extra: { auth: { GRPC_TRACE: 'server_call', GRPC_VERBOSITY: 'DEBUG', UV_THREADPOOL_SIZE: '1' } },
+      // grpc-js's trace lines go through our logger (lib/grpc/log.ts) at debug level.
+      extra: { auth: { GRPC_TRACE: 'server_call', GRPC_VERBOSITY: 'DEBUG', LOG_LEVEL: 'debug', UV_THREADPOOL_SIZE: '1' } },
     });
     const auth = stack.processes.auth;
     const account = await signUpAndLogin(asStack(stack));
