@@ -2,21 +2,16 @@
  * Concurrency: parallel PUTs of different fields all survive; parallel creates all land,
  * each once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, type Who } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
+import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, startSuite, type Who } from './helpers.js';
 
 let stack: TestStack;
 let who: Who;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, who } = await startSuite());
+  return stack.stop;
 });
 
 /** 16 different fields whose new values are valid whatever order the writes land in. */

@@ -2,8 +2,8 @@
  * Ticket creation: POST /event/:eventGUID/ticket with the three body forms, the 18-field
  * creation response (spec 2.1 rule 1) with the table's defaults, required fields.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   CREATION_FIELDS,
   GUID,
@@ -20,6 +20,7 @@ import {
   request,
   signUpAndLogin,
   sorted,
+  startSuite,
   twoCompanyAccount,
   type Account,
   type JsonResponse,
@@ -32,14 +33,8 @@ let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Creation event' })).guid;
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Creation event' } }));
+  return stack.stop;
 });
 
 function post(body: RequestInit['body'] | undefined, json?: unknown, event = eventGuid): Promise<JsonResponse> {

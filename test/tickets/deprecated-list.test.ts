@@ -2,8 +2,8 @@
  * The deprecated GET /ticket: every live ticket of the effective company set and nothing
  * else, with Deprecation and Link headers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   createEvent,
@@ -14,6 +14,7 @@ import {
   request,
   signUpAndLogin,
   sorted,
+  startSuite,
   type Account,
   type Who,
 } from './helpers.js';
@@ -27,9 +28,8 @@ const aliceTickets: string[] = [];
 const bobTickets: string[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  [alice, bob] = await Promise.all([signUpAndLogin(stack, { companyName: 'Alice Co' }), signUpAndLogin(stack, { companyName: 'Bob Co' })]);
-  aliceWho = { stack, token: alice.accessToken };
+  ({ stack, account: alice, who: aliceWho } = await startSuite({ account: { companyName: 'Alice Co' } }));
+  bob = await signUpAndLogin(stack, { companyName: 'Bob Co' });
   bobWho = { stack, token: bob.accessToken };
   // Interleaved across two events per company, so that order and filtering both matter.
   const [a1, a2] = [await createEvent(aliceWho, { name: 'A1' }), await createEvent(aliceWho, { name: 'A2' })];
@@ -40,10 +40,7 @@ beforeAll(async () => {
     aliceTickets.push((await createTicket(aliceWho, a2.guid, { name: `a2-${i}`, vat_percentage: 21 })).guid);
     bobTickets.push((await createTicket(bobWho, b2.guid, { name: `b2-${i}`, vat_percentage: 21 })).guid);
   }
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  return stack.stop;
 });
 
 const list = (who: Who, extra: Record<string, string> = {}) => request(`${stack.baseUrl}/ticket`, { headers: h(who, extra) });

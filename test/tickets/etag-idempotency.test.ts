@@ -1,8 +1,8 @@
 /**
  * Optimistic concurrency (ETag / If-Match) and retries (Idempotency-Key).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   STRONG_ETAG,
   createEvent,
@@ -15,25 +15,18 @@ import {
   readTicket,
   request,
   signUpAndLogin,
-  type Account,
+  startSuite,
   type JsonResponse,
   type Who,
 } from './helpers.js';
 
 let stack: TestStack;
-let account: Account;
 let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'ETag event' })).guid;
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'ETag event' } }));
+  return stack.stop;
 });
 
 const ticketList = async (event = eventGuid) => (await request(`${stack.baseUrl}/event/${event}/ticket`, { headers: h(who) })).body as Array<{ guid: string; name: string }>;

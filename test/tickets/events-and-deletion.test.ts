@@ -2,8 +2,8 @@
  * Events CRUD (PRODUCT.md 5) and deletion of tickets and events: 204, then 404 and gone
  * from every list; an event's tickets go with it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   EVENT_FIELDS,
   GUID,
@@ -19,8 +19,8 @@ import {
   keysOf,
   putTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   twoCompanyAccount,
   type Account,
   type JsonResponse,
@@ -32,13 +32,8 @@ let account: Account;
 let who: Who;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, account, who } = await startSuite());
+  return stack.stop;
 });
 
 const call = (method: string, path: string, json?: unknown, extra: Record<string, string> = {}): Promise<JsonResponse> =>

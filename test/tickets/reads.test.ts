@@ -3,8 +3,8 @@
  * 34 fields of the spec table, with its defaults; status is computed on every read;
  * timestamps are UTC with a numeric offset.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   STRONG_ETAG,
@@ -19,8 +19,8 @@ import {
   keysOf,
   readTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   updateTicket,
   type Account,
   type Who,
@@ -32,14 +32,8 @@ let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Reads event' })).guid;
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Reads event' } }));
+  return stack.stop;
 });
 
 describe('full ticket objects', () => {

@@ -2,8 +2,8 @@
  * PUT /ticket/:guid semantics: partial updates, updated_at, server-managed fields sent back,
  * ignored and unknown fields, swappable, form-body coercions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   NIL_LIKE_GUID,
@@ -18,27 +18,19 @@ import {
   putTicketForm,
   readTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   updateTicket,
-  type Account,
   type Who,
 } from './helpers.js';
 
 let stack: TestStack;
-let account: Account;
 let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Update event' })).guid;
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Update event' } }));
+  return stack.stop;
 });
 
 const WRITABLE_CHANGES: Record<string, unknown> = {
