@@ -2,10 +2,11 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { credentials, loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
-import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { bearer, request, type Account } from '../support/http.js';
+import type { TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 describe('logs, metrics and reflection', () => {
   let stack: TestStack;
@@ -14,10 +15,9 @@ describe('logs, metrics and reflection', () => {
 
   beforeAll(async () => {
     const logger = createLogger('test', 'debug', { write: (line: string) => void lines.push(line) });
-    stack = await startTestStack({ LOG_LEVEL: 'debug' }, { logger });
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite({ env: { LOG_LEVEL: 'debug' }, stackOptions: { logger } }));
+    return stack.stop;
   });
-  afterAll(async () => stack?.stop());
 
   const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
@@ -39,6 +39,8 @@ describe('logs, metrics and reflection', () => {
   });
 
   it('serves Prometheus metrics: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
+    // its own calls to count: one answered (200 / OK), one refused (401 / UNAUTHENTICATED)
+    await request(`${stack.authUrl}/users/me`, { headers: bearer(account.accessToken) });
     await request(`${stack.authUrl}/users/me`, { headers: bearer('bad-token') });
     const response = await request(`${stack.baseUrl}/metrics`);
     expect(response.status).toBe(200);

@@ -1,13 +1,14 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Express } from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
 import { createBackendClients } from '../../gateway/clients.js';
-import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
+import { bearer, request, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -46,8 +47,7 @@ describe('OpenAPI document', () => {
   let validate: (schemaName: string, value: unknown) => string[];
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite());
     document = (await request(`${stack.baseUrl}/openapi.json`)).body;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
@@ -56,8 +56,8 @@ describe('OpenAPI document', () => {
       const check = ajv.getSchema(`doc#/components/schemas/${schemaName}`)!;
       return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     };
+    return stack.stop;
   });
-  afterAll(async () => stack?.stop());
 
   it('is served at /openapi.json as OpenAPI 3.1', async () => {
     expect(document.openapi).toBe('3.1.0');

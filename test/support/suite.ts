@@ -24,6 +24,8 @@ import { startTestStack, type TestStack } from './stack.js';
 export interface SuiteOptions {
   /** Environment overrides of the stack (see startTestStack). */
   env?: Record<string, string>;
+  /** The other options of startTestStack (logger, mapDatabaseUrl). */
+  stackOptions?: Parameters<typeof startTestStack>[1];
   /** Sign-up details of the account. */
   account?: Parameters<typeof signUpAndLogin>[1];
   /** The body of an event to create for the account. */
@@ -47,7 +49,7 @@ export interface SuiteWithEvent extends Suite {
 export function startSuite(options: SuiteOptions & { event: Record<string, unknown> }): Promise<SuiteWithEvent>;
 export function startSuite(options?: SuiteOptions): Promise<Suite>;
 export async function startSuite(options: SuiteOptions = {}): Promise<Suite | SuiteWithEvent> {
-  const stack = await startTestStack(options.env);
+  const stack = await startTestStack(options.env, options.stackOptions);
   try {
     const account = await signUpAndLogin(stack, options.account);
     const who: Who = { stack, token: account.accessToken };
