@@ -76,7 +76,16 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
     await ticketProxy?.close();
   });
 
+  /** Each test starts from both databases reachable and both services SERVING again, whatever ran before. */
+  const healed = async () => {
+    ticketProxy.heal();
+    authProxy.heal();
+    await waitFor(async () => (await healthStatus(ticket, '')) === 'SERVING' && (await healthStatus(auth, '')) === 'SERVING', 20_000, 250);
+    await waitFor(async () => (await request(`${stack.baseUrl}/healthz`)).status === 200, 10_000, 250);
+  };
+
   it('is SERVING with the database, NOT_SERVING without it, SERVING again after, with no restart', async () => {
+    await healed();
     expect(await healthStatus(auth, '')).toBe('SERVING');
     expect(await healthStatus(ticket, 'ticketing.v1.TicketService')).toBe('SERVING');
     expect((await request(`${stack.baseUrl}/healthz`)).status).toBe(200);
@@ -97,9 +106,7 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
   }, 90_000);
 
   it('without the ticket database, ticket calls answer 503 / UNAVAILABLE with Retry-After and no internals, and work again after', async () => {
-    ticketProxy.heal();
-    authProxy.heal();
-    await waitFor(async () => (await healthStatus(ticket, '')) === 'SERVING' && (await healthStatus(auth, '')) === 'SERVING', 20_000, 250);
+    await healed();
     const account = await signUpAndLogin(stack);
     const headers = bearer(account.accessToken);
     const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers, json: { name: 'Cut event' } });
