@@ -20,8 +20,8 @@ describe('API clients', () => {
   beforeAll(async () => {
     ({ stack, account } = await startSuite());
     second = await addCompany(stack, account, 'Second');
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   it('a token of one company makes a client of that company only, whatever it asks for later', async () => {
     // account.accessToken covers only the default company, although the user belongs to two.

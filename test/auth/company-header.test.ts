@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCompany, bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
 import { withMysql, type TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
@@ -26,8 +26,8 @@ describe('Company header', () => {
     third = await addCompany(stack, account, 'Third');
     allToken = (await passwordToken(stack, account.email, account.password, '*')).access_token;
     foreign = await signUpAndLogin(stack);
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   it('without the header: all of the token companies', async () => {
     expect(guids(await companies(bearer(allToken)))).toEqual([account.companyId, second, third].sort());

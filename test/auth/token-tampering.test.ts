@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
@@ -14,8 +14,8 @@ describe('access tokens that must be refused', () => {
     ({ stack, account } = await startSuite());
     claims = jwt.decode(account.accessToken) as { sid: string; sub: string };
     secret = stack.env.AUTH_JWT_SECRET!;
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   const expectRefused = async (token: string) => {
     const response = await request(`${stack.authUrl}/users/me`, { headers: bearer(token) });

@@ -13,8 +13,8 @@ describe('token endpoint', () => {
   let account: Account;
   beforeAll(async () => {
     ({ stack, account } = await startSuite());
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   it('password grant: OAuth2 response with the default company and no-store', async () => {
     const response = await tokenRequest(stack, { grant_type: 'password', username: account.email, password: account.password });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { credentials, loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
 import { bearer, request, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
@@ -16,8 +16,8 @@ describe('logs, metrics and reflection', () => {
   beforeAll(async () => {
     const logger = createLogger('test', 'debug', { write: (line: string) => void lines.push(line) });
     ({ stack, account } = await startSuite({ env: { LOG_LEVEL: 'debug' }, stackOptions: { logger } }));
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 

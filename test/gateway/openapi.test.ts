@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Express } from 'express';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
@@ -56,8 +56,8 @@ describe('OpenAPI document', () => {
       const check = ajv.getSchema(`doc#/components/schemas/${schemaName}`)!;
       return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
     };
-    return stack.stop;
   });
+  afterAll(() => stack?.stop());
 
   it('is served at /openapi.json as OpenAPI 3.1', async () => {
     expect(document.openapi).toBe('3.1.0');

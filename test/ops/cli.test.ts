@@ -153,8 +153,8 @@ describe('ticketing CLI: commands', () => {
     user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password, '--company-name', 'Cli Co']);
     secondCompany = await cliJson(['company', 'create', '--name', 'Second Co', '--owner', email]);
     stack = await startTestStack(stackOverrides());
-    return stack.stop;
   }, 180_000);
+  afterAll(() => stack?.stop());
 
   it('migrate applies the migrations of both databases, then finds nothing to do', async () => {
     const env = await ownDatabases();

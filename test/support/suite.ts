@@ -1,8 +1,8 @@
 /**
  * One call that gives a suite what nearly every suite needs: its own running stack, a signed-up
  * account (own company) with a token, the `Who` to call the API as that account, and, when
- * asked, an event of that account. Use it in `beforeAll` and return `stack.stop` (vitest runs
- * a function that beforeAll returns after the suite):
+ * asked, an event of that account. Use it in `beforeAll`; stop the stack in `afterAll` (which
+ * also runs when the rest of beforeAll fails; startSuite cleans up after its own failures):
  *
  *   let stack: TestStack;
  *   let who: Who;
@@ -10,8 +10,8 @@
  *
  *   beforeAll(async () => {
  *     ({ stack, who, eventGuid } = await startSuite({ event: { name: 'My event' } }));
- *     return stack.stop;
  *   });
+ *   afterAll(() => stack?.stop());
  *
  * Everything a test changes beyond that it makes itself (its own tickets, events, accounts), so
  * that every test passes alone and in any order (`vitest --sequence.shuffle`).

@@ -48,10 +48,12 @@ beforeAll(async () => {
   created = new Set(guids);
   expect(created.size).toBe(COUNT);
   order = guidsOf((await listTickets(who, eventGuid)).body);
-  return stack.stop;
 }, 120_000);
 
-afterAll(() => client?.close());
+afterAll(async () => {
+  client?.close();
+  await stack?.stop();
+});
 
 const guidsOf = (items: unknown) => (items as Array<{ guid: string }>).map((t) => t.guid);
 

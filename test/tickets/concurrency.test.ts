@@ -2,7 +2,7 @@
  * Concurrency: parallel PUTs of different fields all survive; parallel creates all land,
  * each once.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, startSuite, type Who } from './helpers.js';
 
@@ -11,8 +11,9 @@ let who: Who;
 
 beforeAll(async () => {
   ({ stack, who } = await startSuite());
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 /** 16 different fields whose new values are valid whatever order the writes land in. */
 const CHANGES: Record<string, unknown> = {

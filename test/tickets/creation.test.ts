@@ -2,7 +2,7 @@
  * Ticket creation: POST /event/:eventGUID/ticket with the three body forms, the 18-field
  * creation response (spec 2.1 rule 1) with the table's defaults, required fields.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   CREATION_FIELDS,
@@ -34,8 +34,9 @@ let eventGuid: string;
 
 beforeAll(async () => {
   ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Creation event' } }));
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 function post(body: RequestInit['body'] | undefined, json?: unknown, event = eventGuid): Promise<JsonResponse> {
   return request(`${stack.baseUrl}/event/${event}/ticket`, { method: 'POST', headers: h(who), ...(json !== undefined ? { json } : { body }) });

@@ -3,7 +3,7 @@
  * day does not exist in its month, or whose time is out of range, is a 422 naming the
  * field; it is never rolled over into the next day or month, and nothing is stored.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, expect422, h, putTicket, readEvent, readTicket, request, startSuite, updateTicket, type Who } from './helpers.js';
 import type { TestStack } from '../support/stack.js';
 
@@ -13,8 +13,9 @@ let eventGuid: string;
 
 beforeAll(async () => {
   ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Dates event', start: '2027-04-30T10:00:00Z' } }));
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 describe('impossible dates on tickets', () => {
   it('PUT available_from 2027-02-30 is 422 naming it, and changes nothing', async () => {

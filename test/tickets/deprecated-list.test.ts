@@ -2,7 +2,7 @@
  * The deprecated GET /ticket: every live ticket of the effective company set and nothing
  * else, with Deprecation and Link headers.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
@@ -40,8 +40,9 @@ beforeAll(async () => {
     aliceTickets.push((await createTicket(aliceWho, a2.guid, { name: `a2-${i}`, vat_percentage: 21 })).guid);
     bobTickets.push((await createTicket(bobWho, b2.guid, { name: `b2-${i}`, vat_percentage: 21 })).guid);
   }
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const list = (who: Who, extra: Record<string, string> = {}) => request(`${stack.baseUrl}/ticket`, { headers: h(who, extra) });
 

@@ -3,7 +3,7 @@
  * problem shape, and no 5xx for any client input (a fuzz of odd bodies, values, paths and
  * query strings).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import { passwordToken, type Account } from '../support/http.js';
 import { createTicket, expectNoInternals, expectProblem, h, pool, request, startSuite, type JsonResponse, type Who } from './helpers.js';
@@ -17,8 +17,9 @@ let ticketGuid: string;
 beforeAll(async () => {
   ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Errors event' } }));
   ticketGuid = (await createTicket(who, eventGuid)).guid;
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 type Target = { label: string; method: string; path: () => string };
 const TARGETS: Target[] = [

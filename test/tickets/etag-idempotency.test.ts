@@ -1,7 +1,7 @@
 /**
  * Optimistic concurrency (ETag / If-Match) and retries (Idempotency-Key).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   STRONG_ETAG,
@@ -26,8 +26,9 @@ let eventGuid: string;
 
 beforeAll(async () => {
   ({ stack, who, eventGuid } = await startSuite({ event: { name: 'ETag event' } }));
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const ticketList = async (event = eventGuid) => (await request(`${stack.baseUrl}/event/${event}/ticket`, { headers: h(who) })).body as Array<{ guid: string; name: string }>;
 

@@ -2,7 +2,7 @@
  * Events CRUD (PRODUCT.md 5) and deletion of tickets and events: 204, then 404 and gone
  * from every list; an event's tickets go with it.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   EVENT_FIELDS,
@@ -33,8 +33,9 @@ let who: Who;
 
 beforeAll(async () => {
   ({ stack, account, who } = await startSuite());
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const call = (method: string, path: string, json?: unknown, extra: Record<string, string> = {}): Promise<JsonResponse> =>
   request(`${stack.baseUrl}${path}`, { method, headers: h(who, extra), ...(json !== undefined ? { json } : {}) });

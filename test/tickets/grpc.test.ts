@@ -22,12 +22,12 @@ beforeAll(async () => {
   ({ stack, account: stranger } = await startSuite());
   events = new EventServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
   tickets = new TicketServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
-  return stack.stop;
 });
 
-afterAll(() => {
+afterAll(async () => {
   events?.close();
   tickets?.close();
+  await stack?.stop();
 });
 
 /** A fresh account (own company) for every test: the lists a test reads hold only what it made. */

@@ -2,7 +2,7 @@
  * Lists and paging: creation order, `limit` with `Link: <...>; rel="next"`, cursor walks
  * that give every item exactly once, bad `limit` and `cursor` values.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import { createEvent, createTicket, errorFields, expect422, expectProblem, h, nextLink, request, signUpAndLogin, startSuite, walkPages, type Who } from './helpers.js';
 
@@ -20,8 +20,9 @@ beforeAll(async () => {
   // Created one after another, mostly within the same second: order must still be creation order.
   for (let i = 0; i < TICKETS; i++) created.push((await createTicket(who, eventGuid, { name: `T${i}`, vat_percentage: 21 })).guid);
   for (let i = 0; i < 3; i++) await createTicket(who, otherEventGuid, { name: `O${i}`, vat_percentage: 21 });
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const listUrl = (query = '') => `${stack.baseUrl}/event/${eventGuid}/ticket${query}`;
 const guids = (body: unknown) => (body as Array<{ guid: string }>).map((t) => t.guid);

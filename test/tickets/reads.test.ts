@@ -3,7 +3,7 @@
  * 34 fields of the spec table, with its defaults; status is computed on every read;
  * timestamps are UTC with a numeric offset.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
@@ -33,8 +33,9 @@ let eventGuid: string;
 
 beforeAll(async () => {
   ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Reads event' } }));
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 describe('full ticket objects', () => {
   it('GET /ticket/:guid: 200, ETag, exactly the 34 fields with the defaults of the table', async () => {

@@ -5,7 +5,7 @@
  * companies}. No body ever carries another company's events or tickets.
  */
 import http from 'node:http';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   NIL_LIKE_GUID,
@@ -70,8 +70,9 @@ beforeAll(async () => {
   fixtures.A1 = await fixture('A1', 'shared');
   fixtures.A2 = await fixture('A2', 'shared');
   fixtures.B = await fixture('B', 'shared');
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 type Kind = 'list' | 'single' | 'createEvent' | 'createTicket';
 interface Route {

@@ -2,7 +2,7 @@
  * PUT /ticket/:guid semantics: partial updates, updated_at, server-managed fields sent back,
  * ignored and unknown fields, swappable, form-body coercions.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
@@ -30,8 +30,9 @@ let eventGuid: string;
 
 beforeAll(async () => {
   ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Update event' } }));
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const WRITABLE_CHANGES: Record<string, unknown> = {
   name: 'Changed name',

@@ -3,7 +3,7 @@
  * bad value is a 422 naming its field (and nothing else), each boundary value is accepted,
  * and all bad fields are listed at once.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../support/stack.js';
 import { createTicket, expect422, h, putTicket, readTicket, request, startSuite, updateTicket, type Who } from './helpers.js';
 
@@ -19,8 +19,9 @@ beforeAll(async () => {
   ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Validation event' } }));
   guid = (await createTicket(who, eventGuid, { name: 'Validated', vat_percentage: 21 })).guid;
   snapshot = await readTicket(who, guid);
-  return stack.stop;
 });
+
+afterAll(() => stack?.stop());
 
 const long = (n: number, ch = 'a') => ch.repeat(n);
 const EMOJI = '\u{1F3AB}';
