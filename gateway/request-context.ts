@@ -61,10 +61,15 @@ export function metadataFor(req: Request, internalKey?: string): Metadata {
   return metadata;
 }
 
-export type Caller = <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, req: Request) => Promise<Res>;
+export type Caller = (<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, req: Request) => Promise<Res>) & {
+  /** The metadata of a call this caller does not make itself (a stream), internal key included. */
+  metadata(req: Request): Metadata;
+};
 
 /** Binds the deadline (and the internal key) once: every gateway-to-service call goes through here. */
 export function caller(deadlineMs: number, internalKey?: string): Caller {
   registerSecret(internalKey);
-  return (method, request, req) => callUnary(method, request, metadataFor(req, internalKey), deadlineMs);
+  const metadata = (req: Request) => metadataFor(req, internalKey);
+  const call = <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, req: Request) => callUnary(method, request, metadata(req), deadlineMs);
+  return Object.assign(call, { metadata });
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import { pipeJsonArray } from '../array-json.js';
 import { ticketBackend } from '../backends.js';
 import type { BackendClients } from '../clients.js';
-import { metadataFor, type Caller } from '../request-context.js';
+import type { Caller } from '../request-context.js';
 import { methodNotAllowed } from '../request-input.js';
 import { creationJson, resourceJson } from '../resource-json.js';
 import { createRoute, itemRoutes, listRoute, param, type ResourceFace } from '../resource-routes.js';
@@ -26,7 +26,7 @@ export function ticketRoutes(clients: BackendClients, call: Caller, logger: Logg
   const face: ResourceFace<Ticket> = { resource: TICKET, backend: backend.item, createdJson: (ticket) => creationJson(TICKET.fields, ticket) };
 
   const streamTickets = async (req: Request, res: Response, eventId: string) => {
-    const source = backend.stream({ event_id: eventId }, metadataFor(req), { deadline: Date.now() + STREAM_DEADLINE_MS });
+    const source = backend.stream({ event_id: eventId }, call.metadata(req), { deadline: Date.now() + STREAM_DEADLINE_MS });
     if ((await pipeJsonArray(res, source, ticketJson)) === 'failed') {
       logger.warn({ requestId: res.locals.requestId, path: req.path }, 'ticket stream failed after the first item; response cut off');
     }

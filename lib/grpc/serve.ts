@@ -6,6 +6,7 @@ import { addReflection } from './reflection.js';
 
 export interface RunningServer {
   port: number;
+  /** false holds NOT_SERVING whatever the readiness check says, until true hands it back. */
   setServing(serving: boolean): void;
   /** Stops taking new calls, lets calls in flight finish (up to graceMs), then closes. */
   shutdown(graceMs?: number): Promise<void>;
@@ -47,13 +48,17 @@ export async function serveGrpc(options: {
   addReflection(server, options.protoFiles);
 
   let current: ServingStatus = 'NOT_SERVING';
+  let heldDown = false;
   const setStatus = (next: ServingStatus) => {
     if (next === current) return;
     current = next;
     for (const name of healthNames) health.setStatus(name, next);
     options.logger.info({ status: next }, 'health status changed');
   };
-  const check = async () => setStatus((await options.isReady().catch(() => false)) ? 'SERVING' : 'NOT_SERVING');
+  const check = async () => {
+    const ready = await options.isReady().catch(() => false);
+    setStatus(ready && !heldDown ? 'SERVING' : 'NOT_SERVING');
+  };
   await check();
   const timer = setInterval(() => void check(), options.checkEveryMs ?? 2000);
   timer.unref();
@@ -65,7 +70,11 @@ export async function serveGrpc(options: {
 
   return {
     port,
-    setServing: (serving) => setStatus(serving ? 'SERVING' : 'NOT_SERVING'),
+    setServing: (serving) => {
+      heldDown = !serving;
+      if (heldDown) setStatus('NOT_SERVING');
+      else void check();
+    },
     shutdown: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
         clearInterval(timer);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
+import { addCompany, bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 /** API clients: limited to the companies of the request that made them, listed without secrets, revocable. */
 describe('API clients', () => {
@@ -17,11 +18,10 @@ describe('API clients', () => {
     ((await request(`${stack.authUrl}/companies`, { headers: bearer(token) })).body as Array<{ guid: string }>).map((c) => c.guid).sort();
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
-    second = (await request(`${stack.authUrl}/companies`, { method: 'POST', headers: bearer(account.accessToken), json: { name: 'Second' } })).body.guid;
+    ({ stack, account } = await startSuite());
+    second = await addCompany(stack, account, 'Second');
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   it('a token of one company makes a client of that company only, whatever it asks for later', async () => {
     // account.accessToken covers only the default company, although the user belongs to two.

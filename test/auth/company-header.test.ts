@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, withMysql, type TestStack } from '../support/stack.js';
+import { addCompany, bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
+import { withMysql, type TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 import { createDatabase } from '../../lib/db.js';
 import path from 'node:path';
 
@@ -20,15 +21,13 @@ describe('Company header', () => {
   const guids = (response: { body: Array<{ guid: string }> }) => response.body.map((c) => c.guid).sort();
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
-    const post = (name: string) => request(`${stack.authUrl}/companies`, { method: 'POST', headers: bearer(account.accessToken), json: { name } });
-    second = (await post('Second')).body.guid;
-    third = (await post('Third')).body.guid;
+    ({ stack, account } = await startSuite());
+    second = await addCompany(stack, account, 'Second');
+    third = await addCompany(stack, account, 'Third');
     allToken = (await passwordToken(stack, account.email, account.password, '*')).access_token;
     foreign = await signUpAndLogin(stack);
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   it('without the header: all of the token companies', async () => {
     expect(guids(await companies(bearer(allToken)))).toEqual([account.companyId, second, third].sort());

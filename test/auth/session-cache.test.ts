@@ -3,9 +3,10 @@ import { createClient } from 'redis';
 
 type RedisClient = ReturnType<typeof createClient>;
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
+import { bearer, passwordToken, request, type Account } from '../support/http.js';
 import { PrivateRedis, waitFor } from '../support/redis-server.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 /**
@@ -40,8 +41,7 @@ describe('session cache in Redis', () => {
   beforeAll(async () => {
     redis = await PrivateRedis.start();
     proxy = await TcpProxy.start(redis.port);
-    stack = await startTestStack({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '200' });
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '200' } }));
   });
   afterAll(async () => {
     await stack?.stop();

@@ -1,7 +1,8 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { bearer, request, type Account } from '../support/http.js';
+import type { TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 describe('access tokens that must be refused', () => {
   let stack: TestStack;
@@ -10,12 +11,11 @@ describe('access tokens that must be refused', () => {
   let secret: string;
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite());
     claims = jwt.decode(account.accessToken) as { sid: string; sub: string };
     secret = stack.env.AUTH_JWT_SECRET!;
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   const expectRefused = async (token: string) => {
     const response = await request(`${stack.authUrl}/users/me`, { headers: bearer(token) });

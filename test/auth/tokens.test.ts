@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 const tokenRequest = (stack: TestStack, fields: Record<string, string>, headers: Record<string, string> = {}) =>
   request(`${stack.authUrl}/tokens`, { method: 'POST', body: new URLSearchParams(fields), headers });
@@ -11,10 +12,9 @@ describe('token endpoint', () => {
   let stack: TestStack;
   let account: Account;
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite());
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   it('password grant: OAuth2 response with the default company and no-store', async () => {
     const response = await tokenRequest(stack, { grant_type: 'password', username: account.email, password: account.password });

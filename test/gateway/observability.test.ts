@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.js';
 import { listServices } from '../support/grpc-introspection.js';
-import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { bearer, request, type Account } from '../support/http.js';
+import type { TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 describe('logs, metrics and reflection', () => {
   let stack: TestStack;
@@ -11,10 +12,9 @@ describe('logs, metrics and reflection', () => {
 
   beforeAll(async () => {
     const logger = createLogger('test', 'debug', { write: (line: string) => void lines.push(line) });
-    stack = await startTestStack({ LOG_LEVEL: 'debug' }, { logger });
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite({ env: { LOG_LEVEL: 'debug' }, stackOptions: { logger } }));
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
@@ -36,6 +36,8 @@ describe('logs, metrics and reflection', () => {
   });
 
   it('serves Prometheus metrics on the metrics port: HTTP by route and status, RPCs by method and code, pools and cache', async () => {
+    // its own calls to count: one answered (200 / OK), one refused (401 / UNAUTHENTICATED)
+    await request(`${stack.authUrl}/users/me`, { headers: bearer(account.accessToken) });
     await request(`${stack.authUrl}/users/me`, { headers: bearer('bad-token') });
     expect(new URL(stack.metricsUrl).port).not.toBe(new URL(stack.baseUrl).port);
     const response = await request(stack.metricsUrl);

@@ -4,9 +4,10 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
 import { createBackendClients } from '../../gateway/clients.js';
-import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
+import { bearer, request, type Account } from '../support/http.js';
 import { openApiValidator } from '../support/openapi.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -45,12 +46,11 @@ describe('OpenAPI document', () => {
   let validate: (schemaName: string, value: unknown) => string[];
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    account = await signUpAndLogin(stack);
+    ({ stack, account } = await startSuite());
     document = (await request(`${stack.baseUrl}/openapi.json`)).body;
     validate = openApiValidator(document).schema;
   });
-  afterAll(async () => stack?.stop());
+  afterAll(() => stack?.stop());
 
   it('is served at /openapi.json as OpenAPI 3.1', async () => {
     expect(document.openapi).toBe('3.1.0');

@@ -53,19 +53,25 @@ function expectNoStackTrace(run: Run): void {
   expect(run.stdout).not.toMatch(/^\s+at /m);
 }
 
-beforeAll(async () => {
+/** The environment of CLI runs on new, empty databases of their own, removed in afterAll. */
+async function ownDatabases(): Promise<Record<string, string>> {
   const id = `cli${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-cli-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-  Object.assign(cliEnv, { DATA_DIR: dataDir, AUTH_JWT_SECRET: randomBytes(32).toString('hex'), NODE_ENV: 'production' });
+  const env: Record<string, string> = { DATA_DIR: dataDir, AUTH_JWT_SECRET: randomBytes(32).toString('hex'), NODE_ENV: 'production' };
   if (testBackend() === 'mysql') {
     const redisUrl = process.env.TEST_REDIS_URL!;
     const databases = await createTestDatabases(process.env.TEST_MYSQL_URL!, id);
     cleanups.push(() => databases.drop());
     const prefix = `test:${id}:`;
-    Object.assign(cliEnv, { AUTH_DATABASE_URL: databases.authUrl, TICKET_DATABASE_URL: databases.ticketUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
+    Object.assign(env, { AUTH_DATABASE_URL: databases.authUrl, TICKET_DATABASE_URL: databases.ticketUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
     cleanups.push(() => deleteRedisKeys(redisUrl, prefix));
   }
+  return env;
+}
+
+beforeAll(async () => {
+  Object.assign(cliEnv, await ownDatabases());
 }, 60_000);
 
 afterAll(async () => {
@@ -137,60 +143,85 @@ describe('ticketing CLI: commands', () => {
   let secondCompany: any;
   let stack: TestStack;
 
-  afterAll(async () => {
-    await stack?.stop();
+  /**
+   * What the token, client and sessions tests share: migrated databases, a user `email` of
+   * 'Cli Co' and 'Second Co', and a stack on the same databases. The migrate, user and company
+   * tests make their own databases or user, so that every test passes in any order.
+   */
+  beforeAll(async () => {
+    expect((await cli(['migrate'])).code).toBe(0);
+    user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password, '--company-name', 'Cli Co']);
+    secondCompany = await cliJson(['company', 'create', '--name', 'Second Co', '--owner', email]);
+    stack = await startTestStack(stackOverrides());
   }, 180_000);
+  afterAll(() => stack?.stop());
 
   it('migrate applies the migrations of both databases, then finds nothing to do', async () => {
-    const first = await cliJson(['migrate']);
+    const env = await ownDatabases();
+    const first = await cliJson(['migrate'], { env });
     expect(first.applied.auth.length).toBeGreaterThan(0);
     expect(first.applied.ticket.length).toBeGreaterThan(0);
-    const again = await cli(['migrate']);
+    const again = await cli(['migrate'], { env });
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('auth: already up to date\nticket: already up to date\n');
   }, 180_000);
 
-  it('user create makes the user and its company, also with sign-up switched off; a duplicate or bad values are exit 1', async () => {
-    user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password, '--company-name', 'Cli Co'], {
-      env: { SIGNUP_ENABLED: 'false' },
-    });
-    expect(user).toMatchObject({ email, name: 'Cli User', guid: expect.any(String), default_company_id: expect.any(String) });
+  describe('user create', () => {
+    const email = uniqueEmail('cli');
+    let user: any;
 
-    const viaStdin = await cli(['user', 'create', '--email', uniqueEmail('stdin'), '--name', 'Stdin', '--password-stdin'], { stdin: `${password}\n` });
-    expect(viaStdin.code, viaStdin.stderr).toBe(0);
-    expect(viaStdin.stdout).toMatch(/^Created user [0-9a-f-]{36} <stdin-[0-9a-f]+@example\.com>, default company [0-9a-f-]{36}\.\n$/);
+    it('user create makes the user and its company, also with sign-up switched off; a duplicate or bad values are exit 1', async () => {
+      user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password, '--company-name', 'Cli Co'], {
+        env: { SIGNUP_ENABLED: 'false' },
+      });
+      expect(user).toMatchObject({ email, name: 'Cli User', guid: expect.any(String), default_company_id: expect.any(String) });
 
-    const duplicate = await cli(['user', 'create', '--email', email.toUpperCase(), '--name', 'Again', '--password', password]);
-    expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr).toBe('error: A user with this e-mail address already exists\n');
-    const invalid = await cli(['user', 'create', '--email', 'not-an-email', '--name', 'X', '--password', 'short']);
-    expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/--email must be an e-mail address; --password must be at least 8 characters/);
-    expectNoStackTrace(invalid);
-  }, 180_000);
+      const viaStdin = await cli(['user', 'create', '--email', uniqueEmail('stdin'), '--name', 'Stdin', '--password-stdin'], { stdin: `${password}\n` });
+      expect(viaStdin.code, viaStdin.stderr).toBe(0);
+      expect(viaStdin.stdout).toMatch(/^Created user [0-9a-f-]{36} <stdin-[0-9a-f]+@example\.com>, default company [0-9a-f-]{36}\.\n$/);
 
-  it('company create and add-member', async () => {
-    secondCompany = await cliJson(['company', 'create', '--name', 'Second Co', '--owner', email]);
-    expect(secondCompany).toMatchObject({ name: 'Second Co', guid: expect.any(String), owner_id: user.guid });
+      const duplicate = await cli(['user', 'create', '--email', email.toUpperCase(), '--name', 'Again', '--password', password]);
+      expect(duplicate.code).toBe(1);
+      expect(duplicate.stderr).toBe('error: A user with this e-mail address already exists\n');
+      const invalid = await cli(['user', 'create', '--email', 'not-an-email', '--name', 'X', '--password', 'short']);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr).toMatch(/--email must be an e-mail address; --password must be at least 8 characters/);
+      expectNoStackTrace(invalid);
+    }, 180_000);
+  });
 
-    const otherEmail = uniqueEmail('member');
-    const other = await cliJson(['user', 'create', '--email', otherEmail, '--name', 'Member', '--password', password]);
-    const added = await cliJson(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
-    expect(added).toEqual({ company_id: secondCompany.guid, user_id: other.guid, added: true });
-    const again = await cli(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('is already a member of "Second Co"');
+  describe('company', () => {
+    const email = uniqueEmail('cli');
+    let user: any;
+    let secondCompany: any;
 
-    const runs = await Promise.all([
-      cli(['company', 'create', '--name', 'X', '--owner', 'nobody@example.com']),
-      cli(['company', 'add-member', '--company', randomUUID(), '--email', otherEmail]),
-      cli(['company', 'add-member', '--company', secondCompany.guid, '--email', 'nobody@example.com']),
-    ]);
-    expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
-    expect(runs[0]!.stderr).toBe('error: no user with e-mail nobody@example.com\n');
-    expect(runs[1]!.stderr).toMatch(/^error: no company [0-9a-f-]{36}\n$/);
-    expect(runs[2]!.stderr).toBe('error: no user with e-mail nobody@example.com\n');
-  }, 180_000);
+    beforeAll(async () => {
+      user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password]);
+    }, 180_000);
+
+    it('company create and add-member', async () => {
+      secondCompany = await cliJson(['company', 'create', '--name', 'Second Co', '--owner', email]);
+      expect(secondCompany).toMatchObject({ name: 'Second Co', guid: expect.any(String), owner_id: user.guid });
+
+      const otherEmail = uniqueEmail('member');
+      const other = await cliJson(['user', 'create', '--email', otherEmail, '--name', 'Member', '--password', password]);
+      const added = await cliJson(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
+      expect(added).toEqual({ company_id: secondCompany.guid, user_id: other.guid, added: true });
+      const again = await cli(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('is already a member of "Second Co"');
+
+      const runs = await Promise.all([
+        cli(['company', 'create', '--name', 'X', '--owner', 'nobody@example.com']),
+        cli(['company', 'add-member', '--company', randomUUID(), '--email', otherEmail]),
+        cli(['company', 'add-member', '--company', secondCompany.guid, '--email', 'nobody@example.com']),
+      ]);
+      expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
+      expect(runs[0]!.stderr).toBe('error: no user with e-mail nobody@example.com\n');
+      expect(runs[1]!.stderr).toMatch(/^error: no company [0-9a-f-]{36}\n$/);
+      expect(runs[2]!.stderr).toBe('error: no user with e-mail nobody@example.com\n');
+    }, 180_000);
+  });
 
   it('token issue: a real session that a stack on the same databases accepts; --company picks the companies', async () => {
     const text = await cli(['token', 'issue', '--email', email]);
@@ -206,7 +237,6 @@ describe('ticketing CLI: commands', () => {
     const unknown = await cli(['token', 'issue', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
 
-    stack = await startTestStack(stackOverrides());
     const me = await request(`${stack.authUrl}/users/me`, { headers: bearer(token) });
     expect(me.status, me.text).toBe(200);
     expect(me.body.guid).toBe(user.guid);
@@ -241,6 +271,8 @@ describe('ticketing CLI: commands', () => {
   }, 180_000);
 
   it("sessions revoke ends every session of the user: its tokens are refused by the stack", async () => {
+    // its own sessions to end (with the two below, five), whichever tests ran before
+    for (let i = 0; i < 3; i++) expect((await cli(['token', 'issue', '--email', email])).code).toBe(0);
     const used = (await cli(['token', 'issue', '--email', email])).stdout.trim();
     const unused = (await cli(['token', 'issue', '--email', email])).stdout.trim();
     expect((await request(`${stack.authUrl}/users/me`, { headers: bearer(used) })).status).toBe(200);

@@ -71,5 +71,10 @@ describe('serveGrpc health follows readiness for every service it serves', () =>
     // and by hand, as on shutdown
     server.setServing(false);
     expect(await statuses()).toEqual(['NOT_SERVING', 'NOT_SERVING', 'NOT_SERVING']);
+    // held down while the readiness check keeps saying ready
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await statuses()).toEqual(['NOT_SERVING', 'NOT_SERVING', 'NOT_SERVING']);
+    server.setServing(true);
+    await waitFor(async () => (await healthStatus(address(), '')) === 'SERVING', 10_000);
   });
 });

@@ -40,6 +40,14 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
 
   afterAll(async () => proxied?.stop());
 
+  /** Each test starts from both databases reachable and both services SERVING again, whatever ran before. */
+  const healed = async () => {
+    ticketProxy.heal();
+    authProxy.heal();
+    await waitFor(async () => (await healthStatus(ticket, '')) === 'SERVING' && (await healthStatus(auth, '')) === 'SERVING', 20_000, 250);
+    await waitFor(async () => (await request(`${stack.baseUrl}/healthz`)).status === 200, 10_000, 250);
+  };
+
   /** The status of '' and of every service the server at `address` serves. */
   async function everyStatus(address: string): Promise<Record<string, string>> {
     const names = ['', ...(await servedServices(address))];
@@ -48,6 +56,7 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
   const all = (names: string[], value: string) => Object.fromEntries(['', ...names].map((name) => [name, value]));
 
   it('is SERVING with the database, NOT_SERVING without it, SERVING again after, with no restart: every service of each port', async () => {
+    await healed();
     const ticketServices = await servedServices(ticket);
     const authServices = await servedServices(auth);
     expect(ticketServices).toEqual(['ticketing.v1.EventService', 'ticketing.v1.TicketService']);
@@ -75,9 +84,7 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
   }, 90_000);
 
   it('without the ticket database, ticket calls answer 503 / UNAVAILABLE with Retry-After and no internals, and work again after', async () => {
-    ticketProxy.heal();
-    authProxy.heal();
-    await waitFor(async () => (await healthStatus(ticket, '')) === 'SERVING' && (await healthStatus(auth, '')) === 'SERVING', 20_000, 250);
+    await healed();
     const account = await signUpAndLogin(stack);
     const headers = bearer(account.accessToken);
     const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers, json: { name: 'Cut event' } });

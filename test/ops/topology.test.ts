@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { waitFor } from '../support/redis-server.js';
@@ -45,8 +45,11 @@ describe('the compose topology as separate processes', () => {
   let stack: Topology;
   let account: Account;
 
-  it('starts from the compose environment, answers /healthz, and serves sign-up, tokens and /users/me through the gateway', async () => {
+  beforeAll(async () => {
     stack = await topology({ overrides: LOAD_SETTINGS });
+  }, 180_000);
+
+  it('starts from the compose environment, answers /healthz, and serves sign-up, tokens and /users/me through the gateway', async () => {
     for (const part of ['auth', 'ticket', 'gateway'] as const) {
       expect(stack.env[part].NODE_ENV, 'production, as in compose').toBe('production');
     }
@@ -169,7 +172,8 @@ describe('graceful shutdown under load', () => {
     const stack = await topology({
       // Calls queue on the auth service's only scrypt thread; the gateway waits for them.
       overrides: { ...LOAD_SETTINGS, GRPC_DEADLINE_MS: '60000' },
-      extra: { auth: { GRPC_TRACE: 'server_call', GRPC_VERBOSITY: 'DEBUG', UV_THREADPOOL_SIZE: '1' } },
+      // grpc-js's trace lines go through our logger (lib/grpc/log.ts) at debug level.
+      extra: { auth: { GRPC_TRACE: 'server_call', GRPC_VERBOSITY: 'DEBUG', LOG_LEVEL: 'debug', UV_THREADPOOL_SIZE: '1' } },
     });
     const auth = stack.processes.auth;
     const account = await signUpAndLogin(asStack(stack));

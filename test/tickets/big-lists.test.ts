@@ -7,8 +7,8 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ticket, TicketServiceClient, type ListTicketsResponse } from '../../lib/gen/ticketing/v1/ticket.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { createEvent, createTicket, h, pool, request, signUpAndLogin, walkPages, type Who } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
+import { createEvent, createTicket, h, listTickets, pool, request, startSuite, walkPages, type Who } from './helpers.js';
 
 const COUNT = 263;
 
@@ -27,11 +27,8 @@ function md(): Metadata {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Big list' } }));
   client = new TicketServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
-  eventGuid = (await createEvent(who, { name: 'Big list' })).guid;
   // a ticket of another event first and last, so the per-event list has to filter
   const other = (await createEvent(who, { name: 'Neighbour' })).guid;
   await createTicket(who, other, { name: 'neighbour first', vat_percentage: 21 });
@@ -50,6 +47,7 @@ beforeAll(async () => {
   await createTicket(who, other, { name: 'neighbour last', vat_percentage: 21 });
   created = new Set(guids);
   expect(created.size).toBe(COUNT);
+  order = guidsOf((await listTickets(who, eventGuid)).body);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,21 +3,17 @@
  * each once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, type Who } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
+import { createEvent, createTicket, getTicket, h, putTicket, readTicket, request, signUpAndLogin, startSuite, type Who } from './helpers.js';
 
 let stack: TestStack;
 let who: Who;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
+  ({ stack, who } = await startSuite());
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 /** 16 different fields whose new values are valid whatever order the writes land in. */
 const CHANGES: Record<string, unknown> = {

@@ -3,7 +3,7 @@
  * creation response (spec 2.1 rule 1) with the table's defaults, required fields.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   CREATION_FIELDS,
   GUID,
@@ -20,6 +20,7 @@ import {
   request,
   signUpAndLogin,
   sorted,
+  startSuite,
   twoCompanyAccount,
   type Account,
   type JsonResponse,
@@ -32,15 +33,10 @@ let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Creation event' })).guid;
+  ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Creation event' } }));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 function post(body: RequestInit['body'] | undefined, json?: unknown, event = eventGuid): Promise<JsonResponse> {
   return request(`${stack.baseUrl}/event/${event}/ticket`, { method: 'POST', headers: h(who), ...(json !== undefined ? { json } : { body }) });

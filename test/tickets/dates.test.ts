@@ -4,29 +4,18 @@
  * field; it is never rolled over into the next day or month, and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent, createTicket, expect422, h, putTicket, readTicket, request, signUpAndLogin, updateTicket, type Who } from './helpers.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { createTicket, expect422, h, putTicket, readEvent, readTicket, request, startSuite, updateTicket, type Who } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
 
 let stack: TestStack;
 let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Dates event', start: '2027-04-30T10:00:00Z' })).guid;
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Dates event', start: '2027-04-30T10:00:00Z' } }));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const readEvent = async (guid: string) => {
-  const res = await request(`${stack.baseUrl}/event/${guid}`, { headers: h(who) });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-};
+afterAll(() => stack?.stop());
 
 describe('impossible dates on tickets', () => {
   it('PUT available_from 2027-02-30 is 422 naming it, and changes nothing', async () => {
@@ -72,7 +61,7 @@ describe('impossible dates on tickets', () => {
 
 describe('impossible dates on events', () => {
   it('PUT start 2027-04-31 is 422 naming it, and changes nothing', async () => {
-    const before = await readEvent(eventGuid);
+    const before = await readEvent(who, eventGuid);
     const res = await request(`${stack.baseUrl}/event/${eventGuid}`, { method: 'PUT', headers: h(who), json: { start: '2027-04-31T10:00:00Z' } });
     expect422(res, ['start']);
     const both = await request(`${stack.baseUrl}/event/${eventGuid}`, {
@@ -81,7 +70,7 @@ describe('impossible dates on events', () => {
       json: { name: 'must not land', start: '2027-04-31T10:00:00Z', end: '2027-02-29T10:00:00Z' },
     });
     expect422(both, ['start', 'end']);
-    expect(await readEvent(eventGuid)).toEqual(before);
+    expect(await readEvent(who, eventGuid)).toEqual(before);
   });
 
   it('POST /event with an impossible start is 422 naming it', async () => {

@@ -3,7 +3,7 @@
  * else, with Deprecation and Link headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   createEvent,
@@ -14,6 +14,7 @@ import {
   request,
   signUpAndLogin,
   sorted,
+  startSuite,
   type Account,
   type Who,
 } from './helpers.js';
@@ -27,9 +28,8 @@ const aliceTickets: string[] = [];
 const bobTickets: string[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  [alice, bob] = await Promise.all([signUpAndLogin(stack, { companyName: 'Alice Co' }), signUpAndLogin(stack, { companyName: 'Bob Co' })]);
-  aliceWho = { stack, token: alice.accessToken };
+  ({ stack, account: alice, who: aliceWho } = await startSuite({ account: { companyName: 'Alice Co' } }));
+  bob = await signUpAndLogin(stack, { companyName: 'Bob Co' });
   bobWho = { stack, token: bob.accessToken };
   // Interleaved across two events per company, so that order and filtering both matter.
   const [a1, a2] = [await createEvent(aliceWho, { name: 'A1' }), await createEvent(aliceWho, { name: 'A2' })];
@@ -42,9 +42,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const list = (who: Who, extra: Record<string, string> = {}) => request(`${stack.baseUrl}/ticket`, { headers: h(who, extra) });
 

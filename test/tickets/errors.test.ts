@@ -4,9 +4,9 @@
  * query strings).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import { passwordToken, type Account } from '../support/http.js';
-import { createEvent, createTicket, expectNoInternals, expectProblem, h, pool, request, signUpAndLogin, type JsonResponse, type Who } from './helpers.js';
+import { createTicket, expectNoInternals, expectProblem, h, pool, request, startSuite, type JsonResponse, type Who } from './helpers.js';
 
 let stack: TestStack;
 let account: Account;
@@ -15,16 +15,11 @@ let eventGuid: string;
 let ticketGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Errors event' })).guid;
+  ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Errors event' } }));
   ticketGuid = (await createTicket(who, eventGuid)).guid;
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 type Target = { label: string; method: string; path: () => string };
 const TARGETS: Target[] = [

@@ -2,7 +2,7 @@
  * Optimistic concurrency (ETag / If-Match) and retries (Idempotency-Key).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   STRONG_ETAG,
   createEvent,
@@ -15,26 +15,20 @@ import {
   readTicket,
   request,
   signUpAndLogin,
-  type Account,
+  startSuite,
   type JsonResponse,
   type Who,
 } from './helpers.js';
 
 let stack: TestStack;
-let account: Account;
 let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'ETag event' })).guid;
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'ETag event' } }));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const ticketList = async (event = eventGuid) => (await request(`${stack.baseUrl}/event/${event}/ticket`, { headers: h(who) })).body as Array<{ guid: string; name: string }>;
 

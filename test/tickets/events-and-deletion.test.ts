@@ -3,7 +3,7 @@
  * from every list; an event's tickets go with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   EVENT_FIELDS,
   GUID,
@@ -19,8 +19,8 @@ import {
   keysOf,
   putTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   twoCompanyAccount,
   type Account,
   type JsonResponse,
@@ -32,14 +32,10 @@ let account: Account;
 let who: Who;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
+  ({ stack, account, who } = await startSuite());
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const call = (method: string, path: string, json?: unknown, extra: Record<string, string> = {}): Promise<JsonResponse> =>
   request(`${stack.baseUrl}${path}`, { method, headers: h(who, extra), ...(json !== undefined ? { json } : {}) });

@@ -5,12 +5,12 @@
  * grpc-status-details-bin trailer, deadlines.
  */
 import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Event, EventServiceClient, EventStatus } from '../../lib/gen/ticketing/v1/event.js';
 import { BarcodeType, Ticket, TicketServiceClient, TicketStatus, TicketStatusOverrule } from '../../lib/gen/ticketing/v1/ticket.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { bearer, GUID, NIL_LIKE_GUID, request, signUpAndLogin, type Account } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
+import { bearer, GUID, NIL_LIKE_GUID, request, signUpAndLogin, startSuite, type Account } from './helpers.js';
 
 let stack: TestStack;
 let account: Account;
@@ -19,8 +19,7 @@ let events: EventServiceClient;
 let tickets: TicketServiceClient;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  [account, stranger] = await Promise.all([signUpAndLogin(stack), signUpAndLogin(stack)]);
+  ({ stack, account: stranger } = await startSuite());
   events = new EventServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
   tickets = new TicketServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
 });
@@ -29,6 +28,11 @@ afterAll(async () => {
   events?.close();
   tickets?.close();
   await stack?.stop();
+});
+
+/** A fresh account (own company) for every test: the lists a test reads hold only what it made. */
+beforeEach(async () => {
+  account = await signUpAndLogin(stack);
 });
 
 function meta(token: string | null = account.accessToken, companies: string[] = []): Metadata {

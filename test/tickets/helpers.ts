@@ -3,8 +3,8 @@
  * from the contract (spec, PRODUCT.md, docs/ticket-api.md), not from the implementation.
  */
 import { expect } from 'vitest';
-import { bearer, passwordToken, request, signUpAndLogin, type Account, type JsonResponse } from '../support/http.js';
-import type { TestStack } from '../support/stack.js';
+import { GUID, request, type JsonResponse } from '../support/http.js';
+import type { EventJson, TicketJson } from '../support/json-types.js';
 
 /** Spec 2.1 rule 1: the only fields of a creation response. */
 export const CREATION_FIELDS = [
@@ -26,7 +26,7 @@ export const CREATION_FIELDS = [
   'include_service_cost_in_price',
   'reserved_count',
   'pending_count',
-] as const;
+] as const satisfies ReadonlyArray<keyof TicketJson>;
 
 /** Spec 2.1 table: every field of a full ticket object, in table order. */
 export const ALL_FIELDS = [
@@ -64,10 +64,10 @@ export const ALL_FIELDS = [
   'include_service_cost_in_price',
   'reserved_count',
   'pending_count',
-] as const;
+] as const satisfies ReadonlyArray<keyof TicketJson>;
 
 /** PRODUCT.md 5: the event object. */
-export const EVENT_FIELDS = ['guid', 'company_id', 'name', 'description', 'start', 'end', 'status', 'created_at', 'updated_at', 'deleted_at'] as const;
+export const EVENT_FIELDS = ['guid', 'company_id', 'name', 'description', 'start', 'end', 'status', 'created_at', 'updated_at', 'deleted_at'] as const satisfies ReadonlyArray<keyof EventJson>;
 
 /** Spec 2.1 table: the initial values of a new ticket (every field that has one). */
 export const TICKET_DEFAULTS: Record<string, unknown> = {
@@ -99,8 +99,8 @@ export const TICKET_DEFAULTS: Record<string, unknown> = {
   pending_count: 0,
 };
 
+export { GUID };
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
-export const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const STRONG_ETAG = /^"[^"]+"$/;
 export const STATUSES = ['available', 'sold_out', 'not_yet_available', 'no_longer_available', 'unavailable'];
 
@@ -117,62 +117,6 @@ export function iso(date: Date): string {
 /** An ISO timestamp `days` days from now, second precision, UTC. */
 export function daysFromNow(days: number): string {
   return iso(new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000));
-}
-
-// --- requests -------------------------------------------------------------------------
-
-export interface Who {
-  stack: TestStack;
-  token: string;
-  /** Extra headers on every call (e.g. Company). */
-  headers?: Record<string, string>;
-}
-
-export function h(who: Who, extra: Record<string, string> = {}): Record<string, string> {
-  return bearer(who.token, { ...(who.headers ?? {}), ...extra });
-}
-
-export async function createEvent(who: Who, body: Record<string, unknown> = { name: 'Event' }, extra: Record<string, string> = {}): Promise<any> {
-  const res = await request(`${who.stack.baseUrl}/event`, { method: 'POST', headers: h(who, extra), json: body });
-  expect(res.status, `POST /event: ${res.text}`).toBe(201);
-  return res.body;
-}
-
-export async function createTicket(
-  who: Who,
-  eventGuid: string,
-  body: Record<string, unknown> = { name: 'Ticket', vat_percentage: 21 },
-  extra: Record<string, string> = {},
-): Promise<any> {
-  const res = await request(`${who.stack.baseUrl}/event/${eventGuid}/ticket`, { method: 'POST', headers: h(who, extra), json: body });
-  expect(res.status, `POST /event/${eventGuid}/ticket: ${res.text}`).toBe(201);
-  return res.body;
-}
-
-export function getTicket(who: Who, guid: string, extra: Record<string, string> = {}): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/ticket/${guid}`, { headers: h(who, extra) });
-}
-
-/** GET /ticket/:guid that must succeed; returns the ticket. */
-export async function readTicket(who: Who, guid: string): Promise<any> {
-  const res = await getTicket(who, guid);
-  expect(res.status, `GET /ticket/${guid}: ${res.text}`).toBe(200);
-  return res.body;
-}
-
-export function putTicket(who: Who, guid: string, json: unknown, extra: Record<string, string> = {}): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: h(who, extra), json });
-}
-
-/** PUT /ticket/:guid that must succeed; returns the ticket. */
-export async function updateTicket(who: Who, guid: string, json: Record<string, unknown>): Promise<any> {
-  const res = await putTicket(who, guid, json);
-  expect(res.status, `PUT /ticket/${guid} ${JSON.stringify(json).slice(0, 200)}: ${res.text.slice(0, 500)}`).toBe(200);
-  return res.body;
-}
-
-export function putTicketForm(who: Who, guid: string, body: URLSearchParams | FormData): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: h(who), body });
 }
 
 // --- checks ---------------------------------------------------------------------------
@@ -240,15 +184,15 @@ export function nextLink(res: JsonResponse, baseUrl: string): string | undefined
 }
 
 /** Follows rel="next" from `url` to the end; returns every page's items in order and the page count. */
-export async function walkPages(url: string, headers: Record<string, string>, baseUrl: string): Promise<{ items: any[]; pages: number }> {
-  const items: any[] = [];
+export async function walkPages(url: string, headers: Record<string, string>, baseUrl: string): Promise<{ items: unknown[]; pages: number }> {
+  const items: unknown[] = [];
   let pages = 0;
   let next: string | undefined = url;
   while (next) {
     const res: JsonResponse = await request(next, { headers });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
-    items.push(...(res.body as any[]));
+    items.push(...(res.body as unknown[]));
     pages += 1;
     expect(pages).toBeLessThan(200);
     next = nextLink(res, baseUrl);
@@ -270,29 +214,10 @@ export async function pool<T>(tasks: Array<() => Promise<T>>, width = 8): Promis
   return results;
 }
 
-// --- accounts -------------------------------------------------------------------------
-
-/** Adds a company to the account's user; returns its GUID. */
-export async function addCompany(stack: TestStack, account: Account, name: string): Promise<string> {
-  const res = await request(`${stack.authUrl}/companies`, { method: 'POST', headers: bearer(account.accessToken), json: { name } });
-  expect(res.status, res.text).toBe(201);
-  expect(res.body.guid).toMatch(GUID);
-  return res.body.guid as string;
-}
-
-export interface TwoCompanyAccount extends Account {
-  secondCompanyId: string;
-  /** A token covering both companies (company_id='*'). */
-  allToken: string;
-}
-
-/** A user with two companies and a token that covers both. */
-export async function twoCompanyAccount(stack: TestStack): Promise<TwoCompanyAccount> {
-  const account = await signUpAndLogin(stack, { companyName: 'First Co' });
-  const secondCompanyId = await addCompany(stack, account, 'Second Co');
-  const token = await passwordToken(stack, account.email, account.password, '*');
-  return { ...account, secondCompanyId, allToken: token.access_token as string };
-}
-
-export { bearer, request, signUpAndLogin };
-export type { Account, JsonResponse, TestStack };
+export { addCompany, bearer, passwordToken, request, signUpAndLogin, twoCompanyAccount } from '../support/http.js';
+export { createEvent, createTicket, getTicket, h, listTickets, putTicket, putTicketForm, readEvent, readTicket, updateTicket } from '../support/api.js';
+export { startSuite } from '../support/suite.js';
+export type { Account, JsonResponse, TwoCompanyAccount } from '../support/http.js';
+export type { Who } from '../support/api.js';
+export type { CreatedTicketJson, EventJson, TicketJson } from '../support/json-types.js';
+export type { TestStack } from '../support/stack.js';

@@ -3,8 +3,8 @@
  * that give every item exactly once, bad `limit` and `cursor` values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { createEvent, createTicket, errorFields, expect422, expectProblem, h, nextLink, request, signUpAndLogin, walkPages, type Who } from './helpers.js';
+import type { TestStack } from '../support/stack.js';
+import { createEvent, createTicket, errorFields, expect422, expectProblem, h, nextLink, request, signUpAndLogin, startSuite, walkPages, type Who } from './helpers.js';
 
 let stack: TestStack;
 let who: Who;
@@ -15,19 +15,14 @@ const created: string[] = [];
 const TICKETS = 11;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  const account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Paged' })).guid;
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Paged' } }));
   otherEventGuid = (await createEvent(who, { name: 'Other paged' })).guid;
   // Created one after another, mostly within the same second: order must still be creation order.
   for (let i = 0; i < TICKETS; i++) created.push((await createTicket(who, eventGuid, { name: `T${i}`, vat_percentage: 21 })).guid);
   for (let i = 0; i < 3; i++) await createTicket(who, otherEventGuid, { name: `O${i}`, vat_percentage: 21 });
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const listUrl = (query = '') => `${stack.baseUrl}/event/${eventGuid}/ticket${query}`;
 const guids = (body: unknown) => (body as Array<{ guid: string }>).map((t) => t.guid);

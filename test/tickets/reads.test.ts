@@ -4,7 +4,7 @@
  * timestamps are UTC with a numeric offset.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   STRONG_ETAG,
@@ -19,8 +19,8 @@ import {
   keysOf,
   readTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   updateTicket,
   type Account,
   type Who,
@@ -32,15 +32,10 @@ let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Reads event' })).guid;
+  ({ stack, account, who, eventGuid } = await startSuite({ event: { name: 'Reads event' } }));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 describe('full ticket objects', () => {
   it('GET /ticket/:guid: 200, ETag, exactly the 34 fields with the defaults of the table', async () => {

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   NIL_LIKE_GUID,
   bearer,
@@ -14,7 +14,7 @@ import {
   createTicket,
   expectProblem,
   request,
-  signUpAndLogin,
+  startSuite,
   twoCompanyAccount,
   type Account,
   type JsonResponse,
@@ -65,16 +65,14 @@ function expectNoForeign(res: JsonResponse, visible: Co[], what: string): void {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  [A, B] = await Promise.all([twoCompanyAccount(stack), signUpAndLogin(stack, { companyName: 'B Co' })]);
+  ({ stack, account: B } = await startSuite({ account: { companyName: 'B Co' } }));
+  A = await twoCompanyAccount(stack);
   fixtures.A1 = await fixture('A1', 'shared');
   fixtures.A2 = await fixture('A2', 'shared');
   fixtures.B = await fixture('B', 'shared');
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 type Kind = 'list' | 'single' | 'createEvent' | 'createTicket';
 interface Route {

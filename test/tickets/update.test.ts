@@ -3,7 +3,7 @@
  * ignored and unknown fields, swappable, form-body coercions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
 import {
   ALL_FIELDS,
   NIL_LIKE_GUID,
@@ -18,28 +18,21 @@ import {
   putTicketForm,
   readTicket,
   request,
-  signUpAndLogin,
   sorted,
+  startSuite,
   updateTicket,
-  type Account,
   type Who,
 } from './helpers.js';
 
 let stack: TestStack;
-let account: Account;
 let who: Who;
 let eventGuid: string;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  account = await signUpAndLogin(stack);
-  who = { stack, token: account.accessToken };
-  eventGuid = (await createEvent(who, { name: 'Update event' })).guid;
+  ({ stack, who, eventGuid } = await startSuite({ event: { name: 'Update event' } }));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const WRITABLE_CHANGES: Record<string, unknown> = {
   name: 'Changed name',
