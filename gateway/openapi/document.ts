@@ -323,6 +323,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       title: 'Ticketing API',
       version: '1.0.0',
       description: 'Events and their tickets, behind bearer tokens scoped to companies. See docs/ticket-api.md and docs/auth.md.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [
