@@ -213,6 +213,9 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
     '/docs': {
       get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
     },
+    '/': {
+      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+    },
   };
 }
 
