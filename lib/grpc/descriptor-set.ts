@@ -9,20 +9,13 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { isMain } from '../process/is-main.js';
+import { protoRoot } from './reflection.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** Written by `npm run build` next to the compiled code (dist/), read instead of compiling at start. */
 export const PREBUILT_DESCRIPTORS = path.resolve(here, '../../grpc-descriptors.binpb');
-
-/** proto/ at the repository (or image) root, from the sources or from dist/. */
-export function protoRoot(): string {
-  for (const candidate of [path.resolve(here, '../../proto'), path.resolve(here, '../../../proto')]) {
-    if (existsSync(path.join(candidate, 'buf.yaml'))) return candidate;
-  }
-  throw new Error('proto/ directory not found next to the code');
-}
 
 /**
  * The standard protos the servers also serve, under their canonical import paths
@@ -84,5 +77,9 @@ export function loadFileDescriptors(): Promise<FileDescriptorProto[]> {
   return loading;
 }
 
-// `node dist/lib/grpc/descriptor-set.js` (npm run build): the prebuilt set, for images without buf.
-if (isMain(import.meta.url)) writeFileSync(PREBUILT_DESCRIPTORS, await compileDescriptorSet());
+// `node dist/lib/grpc/descriptor-set.js dist/grpc-descriptors.binpb` (npm run build): the prebuilt set, for images without buf.
+if (isMain(import.meta.url)) {
+  const [output] = process.argv.slice(2);
+  if (!output) throw new Error('usage: descriptor-set.js <output file> (npm run build writes dist/grpc-descriptors.binpb)');
+  writeFileSync(output, await compileDescriptorSet());
+}

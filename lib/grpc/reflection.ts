@@ -1,7 +1,19 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { status, type Server, type ServerDuplexStream, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { create, createFileRegistry, fromBinary, toBinary, type DescMessage, type FileRegistry } from '@bufbuild/protobuf';
 import { nestedTypes } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+
+/** proto/ at the repository (or image) root, from the sources or from dist/. */
+export function protoRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.resolve(here, '../../proto'), path.resolve(here, '../../../proto')]) {
+    if (existsSync(path.join(candidate, 'buf.yaml'))) return candidate;
+  }
+  throw new Error('proto/ directory not found next to the code');
+}
 
 /** Both versions of the protocol: grpcurl and grpc-go ask v1 first, older clients (Python's, Postman) v1alpha. */
 const REFLECTION_PACKAGES = ['grpc.reflection.v1', 'grpc.reflection.v1alpha'];

@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFileDescriptors, protoRoot } from '../../lib/grpc/descriptor-set.js';
+import { loadFileDescriptors } from '../../lib/grpc/descriptor-set.js';
+import { protoRoot } from '../../lib/grpc/reflection.js';
 import { signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
