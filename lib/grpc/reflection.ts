@@ -23,7 +23,7 @@ interface Index {
   /** File name -> its serialized FileDescriptorProto, exactly as compiled. */
   encoded: Map<string, Uint8Array>;
   dependencies: Map<string, string[]>;
-  /** Messages, enums, services, methods, fields and extensions -> file name. */
+  /** Messages, fields, oneofs, enums, enum values, services, methods and extensions -> file name. */
   symbols: Map<string, string>;
   /** Extended message -> extension field number -> file name. */
   extensions: Map<string, Map<number, string>>;
@@ -42,7 +42,14 @@ function indexFiles(files: FileDescriptorProto[]): Index {
     const name = file.proto.name; // file.name has no .proto suffix
     for (const type of nestedTypes(file)) {
       index.symbols.set(type.typeName, name);
-      if (type.kind === 'message') for (const field of type.fields) index.symbols.set(`${type.typeName}.${field.name}`, name);
+      if (type.kind === 'message') {
+        for (const member of [...type.fields, ...type.oneofs]) index.symbols.set(`${type.typeName}.${member.name}`, name);
+      }
+      if (type.kind === 'enum') {
+        // Enum values are scoped like siblings of their enum (C++ rules), not inside it.
+        const scope = type.typeName.slice(0, type.typeName.lastIndexOf('.') + 1);
+        for (const value of type.values) index.symbols.set(`${scope}${value.name}`, name);
+      }
       if (type.kind === 'service') for (const method of type.methods) index.symbols.set(`${type.typeName}.${method.name}`, name);
       if (type.kind === 'extension') {
         const numbers = index.extensions.get(type.extendee.typeName) ?? new Map<number, string>();
