@@ -39,7 +39,6 @@ export async function startTicketService(config: Config, logger: Logger): Promis
       { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
     ],
     logger,
-    protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto'],
     isReady: () => db.raw('select 1').then(() => true),
   });
 
