@@ -17,6 +17,7 @@ COPY tsconfig.json ./
 COPY lib ./lib
 COPY services ./services
 COPY gateway ./gateway
+COPY proto ./proto
 RUN npm run build
 
 # 2. Production dependencies only (a full image: node-gyp can fall back to compiling here).
@@ -32,7 +33,6 @@ WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist ./dist
-COPY proto ./proto
 # DATA_DIR: only used without MySQL (SQLite files) or without AUTH_JWT_SECRET outside production.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

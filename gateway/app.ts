@@ -4,6 +4,7 @@ import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { httpDuration, httpRequests } from '../lib/metrics.js';
 import { parseBody, refuseBody } from './body.js';
+import { apiIndex } from './api-index.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import { isServing, type BackendClients } from './clients.js';
@@ -54,6 +55,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     res.json(document);
   });
   app.use(docsPage());
+  app.use(apiIndex(config.AUTH_PATH_PREFIX));
 
   const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
   // The token endpoints answer every error in RFC 6749 form, unreadable requests included.

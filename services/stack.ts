@@ -58,8 +58,9 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
+      `  Docs            ${baseUrl}/docs  (OpenAPI: ${baseUrl}/openapi.json)`,
       `  Ticketing API   ${baseUrl}`,
-      `  Auth API        ${baseUrl}${config.AUTH_PATH_PREFIX}`,
+      `  Auth API        ${baseUrl}${config.AUTH_PATH_PREFIX}  (tokens: ${baseUrl}${config.AUTH_PATH_PREFIX}/tokens)`,
       `  Health          ${baseUrl}/healthz`,
       `  gRPC            ticketing.v1 on ${host}:${stack.ticketPort}, auth.v1 on ${host}:${stack.authPort}`,
       `  Metrics         ${stack.metricsPort === undefined ? 'off' : `http://${config.METRICS_HOST === '0.0.0.0' ? 'localhost' : config.METRICS_HOST}:${stack.metricsPort}/metrics`}`,

@@ -201,6 +201,9 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
     '/docs': {
       get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
     },
+    '/': {
+      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+    },
   };
 }
 
@@ -366,6 +369,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       title: 'Ticketing API',
       version: '1.0.0',
       description: 'Events and their tickets, behind bearer tokens scoped to companies. See docs/ticket-api.md and docs/auth.md.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [

@@ -1,7 +1,8 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
+import { HealthImplementation, service as healthService, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
 import { routeGrpcLogs } from './log.js';
+import { loadFileDescriptors } from './descriptor-set.js';
 import { addReflection } from './reflection.js';
 
 export interface RunningServer {
@@ -35,8 +36,6 @@ export async function serveGrpc(options: {
   services: GrpcService[];
   logger: Logger;
   isReady: () => Promise<boolean>;
-  /** Files under proto/ that describe what this server serves, for server reflection. */
-  protoFiles: string[];
   checkEveryMs?: number;
 }): Promise<RunningServer> {
   routeGrpcLogs(options.logger);
@@ -45,7 +44,11 @@ export async function serveGrpc(options: {
   for (const service of options.services) server.addService(service.definition, service.implementation);
   const health = new HealthImplementation(Object.fromEntries(healthNames.map((name) => [name, 'NOT_SERVING' as ServingStatus])));
   health.addToServer(server);
-  addReflection(server, options.protoFiles);
+  // Reflection is a convenience for tools: without the descriptors the services still serve.
+  const files = await loadFileDescriptors().catch((err: unknown) => {
+    options.logger.warn({ err }, 'gRPC server reflection is off: the proto descriptors could not be loaded');
+  });
+  if (files) addReflection(server, files, [...healthNames.slice(1), serviceNameOf(healthService)]);
 
   let current: ServingStatus = 'NOT_SERVING';
   let heldDown = false;

@@ -83,7 +83,6 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     port: config.AUTH_GRPC_PORT,
     services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY) }],
     logger,
-    protoFiles: ['auth/v1/auth.proto'],
     isReady: () => store.ping().then(() => true),
   });
 

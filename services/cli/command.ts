@@ -2,6 +2,8 @@ import type { RpcError } from '../../lib/grpc/errors.js';
 import type { CliContext } from './context.js';
 
 export const PROGRAM = 'ticketing';
+/** The same program where `ticketing` is not installed: a checkout (no build needed) and the image. */
+const INVOCATIONS = ['from a checkout: npm run -s cli -- <command> [options]', 'in the image: node dist/services/cli/main.js <command> [options]'];
 
 /** Bad invocation: unknown command or option, missing or malformed value. Exit code 2. */
 export class UsageError extends Error {
@@ -84,6 +86,7 @@ export function programUsage(commands: CommandSpec[]): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
   return [
     `Usage: ${PROGRAM} <command> [options]`,
+    ...INVOCATIONS.map((line) => `   or ${line}`),
     '',
     'Administers a ticketing installation: the same environment (AUTH_DATABASE_URL, DATA_DIR,',
     'AUTH_JWT_SECRET, REDIS_URL, ...) and databases as the services. Migrations run first.',
@@ -91,7 +94,8 @@ export function programUsage(commands: CommandSpec[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),
     '',
-    `Run '${PROGRAM} <command> --help' for the options of a command. Every command takes --json.`,
+    `Run '${PROGRAM} <command> --help' (from a checkout: 'npm run -s cli -- <command> --help') for the options of a command.`,
+    'Every command takes --json.',
     'Exit codes: 0 done, 1 the command failed (unknown user, duplicate e-mail, database down, ...),',
     '2 usage or configuration error.',
   ].join('\n');

@@ -43,7 +43,6 @@ export async function startTicketService(config: Config, logger: Logger): Promis
       { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
     ],
     logger,
-    protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto', 'ticketing/v1/reservation.proto'],
     isReady: () => db.raw('select 1').then(() => true),
   });
   const sweeper = startExpirySweeper(new ReservationStore(db), config.STOCK_SWEEP_INTERVAL_MS, logger);

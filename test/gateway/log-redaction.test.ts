@@ -32,6 +32,17 @@ describe('secrets in logs', () => {
     expect(text).toContain('mysql://root:');
   });
 
+  it('scrubs and redacts the readable lines of a terminal the same way (npm start on a TTY)', () => {
+    const lines: string[] = [];
+    const logger = createLogger('test', 'info', { write: (line: string) => void lines.push(line) }, { pretty: true });
+    logger.error({ err: new Error(`denied Bearer ${jwt}`), password: 'hunter2hunter2', refresh_token: refreshToken }, `failed for Bearer ${jwt}`);
+    const text = lines.join('\n');
+    expect(text).not.toMatch(/^\{/); // readable, not JSON
+    expect(text).toContain('ERROR (test): failed for Bearer [redacted]');
+    expect(text).toContain('[redacted]');
+    for (const secret of [jwt, refreshToken, 'hunter2hunter2']) expect(text).not.toContain(secret);
+  });
+
   describe('over the running stack', () => {
     let stack: TestStack;
     let account: Account;

@@ -84,6 +84,8 @@ describe('ticketing CLI: usage', () => {
   it('--help lists every command; every command and group has --help; exit 0', async () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
+    // `ticketing` exists only once built and installed: the help names what works from a checkout.
+    expect(top.stdout).toContain('from a checkout: npm run -s cli -- <command> [options]');
     for (const command of COMMANDS) expect(top.stdout).toContain(command.join(' '));
     const helps = await Promise.all([...COMMANDS.map((command) => cli([...command, '--help'])), cli(['help', 'token', 'issue']), cli(['company', '-h'])]);
     COMMANDS.forEach((command, i) => {

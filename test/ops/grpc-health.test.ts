@@ -49,7 +49,6 @@ describe('serveGrpc health follows readiness for every service it serves', () =>
       port: 0,
       services: services.map((definition) => ({ definition, implementation: {} })),
       logger: createLogger('test', 'silent'),
-      protoFiles: ['ticketing/v1/ticket.proto', 'ticketing/v1/event.proto'],
       isReady: async () => ready,
       checkEveryMs: 50,
     });
