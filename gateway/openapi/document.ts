@@ -16,6 +16,8 @@ interface Operation {
   body?: string;
   /** Success status -> schema name ('' = no body), plus the error statuses this operation answers. */
   ok: { status: number; schema: string; array?: boolean; headers?: string[]; contentType?: string };
+  /** A conditional read: 304 when If-None-Match names the current ETag. */
+  notModified?: boolean;
   errors: number[];
   public?: boolean;
   parameters?: string[];
@@ -29,7 +31,16 @@ const API_CLIENTS_BY_USERS = 'Only a user\'s own token (password or refresh_toke
 function itemOperations(tag: Operation['tag'], schema: string, summaries: Record<'get' | 'put' | 'delete', string>): Partial<Record<Method, Operation>> {
   const conditional = ['guid', 'Company', 'If-Match'];
   return {
-    get: { tag, operationId: `get${schema}`, summary: summaries.get, ok: { status: 200, schema, headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+    get: {
+      tag,
+      operationId: `get${schema}`,
+      summary: summaries.get,
+      description: 'With If-None-Match naming the current ETag (or *), 304 with the ETag and no body.',
+      ok: { status: 200, schema, headers: ['ETag'] },
+      notModified: true,
+      errors: EVENT_ERRORS,
+      parameters: ['guid', 'Company', 'If-None-Match'],
+    },
     put: {
       tag,
       operationId: `update${schema}`,
@@ -213,6 +224,13 @@ const PARAMETERS: Record<string, Schema> = {
   },
   'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
   'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
+  },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
 };
@@ -254,6 +272,7 @@ function successResponse(ok: Operation['ok']): Schema {
 
 function build(operation: Operation): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
+  if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
   const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : [])];
