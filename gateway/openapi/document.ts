@@ -1,4 +1,4 @@
-import { componentSchemas, type Schema } from './schemas.js';
+import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API. Schemas come from the tables that validate
@@ -261,6 +261,23 @@ const ERROR_TEXT: Record<number, string> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+const INPUT_SCHEMAS = inputSchemas();
+
+/** A request body: the same schema in every body format the gateway reads. */
+const bodyOf = (schema: Schema, description?: unknown): Schema => ({
+  ...(description ? { description } : {}),
+  required: true,
+  content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema }])),
+});
+
+/**
+ * The resources' creation and update bodies (schemas.ts: inputSchemas), the schema inline in
+ * each format (a JSON-pointer $ref into a request body is not resolved by openapi-typescript).
+ */
+const requestBodies = (): Record<string, Schema> =>
+  Object.fromEntries(Object.entries(INPUT_SCHEMAS).map(([name, schema]) => [name, bodyOf(schema, schema.description)]));
+
 function successResponse(ok: Operation['ok']): Schema {
   const headers = Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!]));
   const description = ok.status === 204 ? 'Done; no body.' : 'Success.';
@@ -295,14 +312,7 @@ function build(operation: Operation): Schema {
     ...(operation.deprecated ? { deprecated: true } : {}),
     ...(operation.public ? { security: [] } : {}),
     ...(operation.parameters ? { parameters: operation.parameters.map((p) => PARAMETERS[p]) } : {}),
-    ...(operation.body
-      ? {
-          requestBody: {
-            required: true,
-            content: Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: ref(operation.body!) }])),
-          },
-        }
-      : {}),
+    ...(operation.body ? { requestBody: Object.hasOwn(INPUT_SCHEMAS, operation.body) ? { $ref: `#/components/requestBodies/${operation.body}` } : bodyOf(ref(operation.body)) } : {}),
     responses,
   };
 }
@@ -339,6 +349,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from POST ${options.authPrefix}/tokens.` } },
       schemas: componentSchemas(),
+      requestBodies: requestBodies(),
       responses: errorResponses,
     },
   };

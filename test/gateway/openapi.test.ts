@@ -125,8 +125,10 @@ describe('OpenAPI document', () => {
     ]) {
       expect(validate('TicketCreate', bad), JSON.stringify(bad).slice(0, 80)).not.toEqual([]);
     }
-    expect(document.components.schemas.TicketCreate.properties.barcode_type.enum).toEqual(['generate', 'predefined', 'none']);
-    expect(document.components.schemas.TicketCreate.properties.max_orderable_amount_per_order.default).toBe(20);
+    const ticketCreate = document.components.requestBodies.TicketCreate.content['application/json'].schema;
+    expect(ticketCreate.properties.barcode_type.enum).toEqual(['generate', 'predefined', 'none']);
+    expect(ticketCreate.properties.max_orderable_amount_per_order.default).toBe(20);
+    expect(ticketCreate.required).toEqual(['name', 'vat_percentage']);
     expect(Object.keys(document.components.schemas.TicketCreated.properties)).toHaveLength(18);
     expect(Object.keys(document.components.schemas.Ticket.properties)).toHaveLength(34);
   });
