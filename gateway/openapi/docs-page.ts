@@ -9,6 +9,22 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
  * OpenAPI document. Every URL is relative to the page, so it works behind a path prefix;
  * Authorize gets a token through the document's OAuth2 flows and is kept across reloads.
  */
+/**
+ * persistAuthorization stores Swagger UI's whole auth state in local storage, the password
+ * and client secret typed into Authorize included: only the token is kept (docs/security.md).
+ */
+const DOCS_INIT = `const setItem = Storage.prototype.setItem;
+Storage.prototype.setItem = function (key, value) {
+  if (key === 'authorized') {
+    const auths = JSON.parse(value);
+    for (const auth of Object.values(auths)) { delete auth.password; delete auth.clientSecret; }
+    value = JSON.stringify(auths);
+  }
+  return setItem.call(this, key, value);
+};
+window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true });
+`;
+
 export function docsPage(): Router {
   const router = Router();
   router.get('/docs', (req, res) => {
@@ -29,9 +45,7 @@ export function docsPage(): Router {
 </html>`);
   });
   router.get('/docs/assets/docs-init.js', (_req, res) => {
-    res
-      .type('application/javascript')
-      .send("window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true });\n");
+    res.type('application/javascript').send(DOCS_INIT);
   });
   router.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
   return router;

@@ -107,7 +107,11 @@ describe.skipIf(testBackend() === 'mysql' || !hasChromium)('the /docs page in ch
     expect(response.status()).toBe(200);
     expect(response.request().headers().authorization).toMatch(/^Bearer .+/);
 
-    // persistAuthorization: the token survives a reload.
+    // persistAuthorization keeps the token response in local storage, never the password (docs/security.md).
+    const stored = await page.evaluate(() => JSON.stringify(localStorage));
+    expect(stored).toContain('access_token');
+    expect(stored).not.toContain(account.password);
+    // The token survives a reload.
     await page.reload();
     await page.locator('.auth-wrapper .authorize.locked').waitFor();
     expect((await executeListEvents()).status()).toBe(200);
