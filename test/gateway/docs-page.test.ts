@@ -108,7 +108,7 @@ describe.skipIf(testBackend() === 'mysql' || !hasChromium)('the /docs page in ch
     expect(response.request().headers().authorization).toMatch(/^Bearer .+/);
 
     // persistAuthorization keeps the token response in local storage, never the password (docs/security.md).
-    const stored = await page.evaluate(() => JSON.stringify(localStorage));
+    const stored = await page.evaluate(() => JSON.stringify((globalThis as unknown as { localStorage: object }).localStorage));
     expect(stored).toContain('access_token');
     expect(stored).not.toContain(account.password);
     // The token survives a reload.
