@@ -250,7 +250,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', description: 'This page: Authorize logs in with the password or client-credentials flow, then Try it out calls the API.', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
     },
     '/': {
-      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', description: 'Links to the docs page, the OpenAPI document, the auth API and the health check; no token needed.', ok: { status: 200, schema: 'object' }, errors: [], public: true },
     },
   };
 }
