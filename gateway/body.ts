@@ -11,7 +11,7 @@ export type BodyKind = 'json' | 'form' | 'none';
 /**
  * Parses JSON, URL-encoded and multipart bodies into req.body (a plain object) and records
  * in res.locals.bodyKind whether the values are typed (json) or all strings (form).
- * 400 malformed, 413 over the limit, 415 any other content type. The limit holds for the
+ * 400 malformed, 413 over the limit, 415 any other content type, 422 JSON text sent as a form. The limit holds for the
  * whole body as it arrives on the wire, whatever its encoding and whether it is chunked:
  * past it the answer is 413 at once and nothing more is read.
  */
@@ -43,6 +43,7 @@ export function parseBody(limitBytes: number, respond: (res: Response, problem: 
         return answer({ status: 400, detail: 'The request body must be a JSON object.' });
       }
       req.body = { ...(req.body as object) };
+      if (kind === 'form' && req.is(FORM) && isJsonSentAsForm(req.body as Record<string, unknown>)) return answer(JSON_AS_FORM);
       res.locals.bodyKind = kind;
       next();
     };
@@ -57,6 +58,19 @@ export function parseBody(limitBytes: number, respond: (res: Response, problem: 
     );
   };
 }
+
+/**
+ * `curl -d '{"name":"x"}'` without a Content-Type sends a URL-encoded form whose only key is
+ * the JSON text (or its pieces, when the JSON holds `=` or `&`). Answered as such, rather than as a field named after the whole JSON string.
+ */
+const JSON_AS_FORM: Problem = {
+  status: 422,
+  detail: 'The body is JSON text sent as a form (application/x-www-form-urlencoded); send it with Content-Type: application/json (curl: -H \'content-type: application/json\').',
+  errors: [{ field: 'Content-Type', description: 'must be application/json for a JSON body' }],
+};
+
+/** The form's first key opens a JSON object or array (no field name does; a `=` or `&` in the JSON splits it into more keys). */
+const isJsonSentAsForm = (body: Record<string, unknown>): boolean => /^\s*[{[]/.test(Object.keys(body)[0] ?? '');
 
 /** Counts body bytes as they arrive, beside whichever parser reads them; calls `over` once the total passes the limit. */
 function countBody(req: Request, limitBytes: number, over: () => void): void {

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import type { Request, Response } from 'express';
+import { entityTags, tagsMatch } from '../lib/entity-tags.js';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import { sendProblem } from './problem.js';
 
@@ -7,6 +8,14 @@ import { sendProblem } from './problem.js';
 
 /** A strong ETag header value. */
 export const etagHeader = (etag: string) => `"${etag}"`;
+
+/**
+ * A read whose If-None-Match names the current etag (RFC 9110 13.1.2, weak comparison, `*`, a
+ * list): the client's copy is current. Evaluated here, not by express's `req.fresh`, which
+ * gives up whenever the request says `Cache-Control: no-cache` (as fetch does with every
+ * conditional request); that is a cache's directive, an origin server answers the condition.
+ */
+export const notModified = (req: Request, etag: string): boolean => tagsMatch(entityTags(req.get('if-none-match') ?? ''), etag);
 
 /**
  * The Idempotency-Key as request_id ('' when not sent; the service checks its form).

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import type { Resource } from '../lib/fields/kinds.js';
 import type { BodyKind } from './body.js';
 import { callWithTypeErrors, resourceInput } from './body-input.js';
-import { etagHeader, idempotencyKey, listCall, listQuery, methodNotAllowed, nextPageLink } from './request-input.js';
+import { etagHeader, idempotencyKey, notModified, listCall, listQuery, methodNotAllowed, nextPageLink } from './request-input.js';
 import { resourceJson } from './resource-json.js';
 
 /**
@@ -77,7 +77,9 @@ export function createRoute<M extends ResourceMessage>(router: Router, path: str
 export function itemRoutes<M extends ResourceMessage>(router: Router, face: ResourceFace<M>): void {
   const path = `/${face.resource.noun}/:guid`;
   router.get(path, async (req, res) => {
-    sendResource(res, face, await face.backend.get(req, param(req, 'guid')));
+    const message = await face.backend.get(req, param(req, 'guid'));
+    if (notModified(req, message.etag)) return void res.status(304).set('ETag', etagHeader(message.etag)).end();
+    sendResource(res, face, message);
   });
 
   router.put(path, async (req, res) => {

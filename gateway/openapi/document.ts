@@ -1,5 +1,8 @@
-import { RESERVATION_STATES } from '../../lib/fields/reservation.js';
-import { componentSchemas, type Schema } from './schemas.js';
+import { EVENT } from '../../lib/fields/event.js';
+import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
+import type { Resource } from '../../lib/fields/kinds.js';
+import { TICKET } from '../../lib/fields/ticket.js';
+import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API. Schemas come from the tables that validate
@@ -11,7 +14,8 @@ type Method = 'get' | 'post' | 'put' | 'delete';
 interface Operation {
   tag: 'auth' | 'events' | 'tickets' | 'stock' | 'operations';
   summary: string;
-  description?: string;
+  /** What the docs page shows under the summary: what it does and what to expect. */
+  description: string;
   operationId: string;
   /** Schema name of the body; sent as JSON, multipart or URL-encoded. */
   body?: string;
@@ -19,32 +23,68 @@ interface Operation {
   bodyOptional?: boolean;
   /** Success status -> schema name ('' = no body), plus the error statuses this operation answers. */
   ok: { status: number; schema: string; array?: boolean; headers?: string[]; contentType?: string };
+  /** A conditional read: 304 when If-None-Match names the current ETag. */
+  notModified?: boolean;
   errors: number[];
   public?: boolean;
-  parameters?: string[];
+  /** Names in PARAMETERS, or a parameter of its own (a path GUID described by its table row). */
+  parameters?: Array<string | Schema>;
   deprecated?: boolean;
 }
 
 const EVENT_ERRORS = [400, 401, 404, 422, 503, 504];
 const API_CLIENTS_BY_USERS = 'Only a user\'s own token (password or refresh_token grant) manages API clients; an API client\'s token gets 403.';
 
+/** A path parameter naming an object by the GUID of its table (its description is the table row's). */
+const guidParameter = (name: string, resource: Resource): Schema => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+  description: resource.fields.guid!.description,
+});
+
+type ItemTexts = Record<'get' | 'put' | 'delete', { summary: string; description: string }>;
+
 /** GET, PUT and DELETE of one object (gateway/resource-routes.ts: itemRoutes), named after its schema. */
-function itemOperations(tag: Operation['tag'], schema: string, summaries: Record<'get' | 'put' | 'delete', string>): Partial<Record<Method, Operation>> {
-  const conditional = ['guid', 'Company', 'If-Match'];
+function itemOperations(tag: Operation['tag'], schema: string, resource: Resource, texts: ItemTexts): Partial<Record<Method, Operation>> {
+  const guid = guidParameter('guid', resource);
+  const conditional = [guid, 'Company', 'If-Match'];
   return {
-    get: { tag, operationId: `get${schema}`, summary: summaries.get, ok: { status: 200, schema, headers: ['ETag'] }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+    get: {
+      tag,
+      operationId: `get${schema}`,
+      summary: texts.get.summary,
+      description: `${texts.get.description} The ETag header is its version: send it back as If-None-Match to get 304 (no body) while it is unchanged, or as If-Match to make a change conditional.`,
+      ok: { status: 200, schema, headers: ['ETag'] },
+      notModified: true,
+      errors: EVENT_ERRORS,
+      parameters: [guid, 'Company', 'If-None-Match'],
+    },
     put: {
       tag,
       operationId: `update${schema}`,
-      summary: summaries.put,
+      summary: texts.put.summary,
+      description: `${texts.put.description} Only the fields sent change (a field sent as null, or empty in a form, is cleared when nullable); output-only fields may be sent back unchanged. With If-Match, a stale ETag gives 412 and changes nothing.`,
       body: `${schema}Update`,
       ok: { status: 200, schema, headers: ['ETag'] },
       errors: [...EVENT_ERRORS, 412, 413, 415],
       parameters: conditional,
     },
-    delete: { tag, operationId: `delete${schema}`, summary: summaries.delete, ok: { status: 204, schema: '' }, errors: [...EVENT_ERRORS, 409, 412], parameters: conditional },
+    delete: {
+      tag,
+      operationId: `delete${schema}`,
+      summary: texts.delete.summary,
+      description: `${texts.delete.description} With If-Match, a stale ETag gives 412 and deletes nothing; while reserved or pending stock is held, 409 stock_held. Afterwards it reads as 404.`,
+      ok: { status: 204, schema: '' },
+      errors: [...EVENT_ERRORS, 409, 412],
+      parameters: conditional,
+    },
   };
 }
+
+/** The event of a ticket path. */
+const EVENT_GUID = guidParameter('eventGuid', EVENT);
 
 function operations(authPrefix: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
@@ -61,13 +101,14 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       },
     },
     [`${authPrefix}/users/me`]: {
-      get: { tag: 'auth', operationId: 'getCurrentUser', summary: 'The token\'s user (also a quick token check)', ok: { status: 200, schema: 'User' }, errors: [400, 401, 503], parameters: ['Company'] },
+      get: { tag: 'auth', operationId: 'getCurrentUser', summary: 'The token\'s user (also a quick token check)', description: 'The user the token was issued to; 401 when the token is missing, expired or revoked.', ok: { status: 200, schema: 'User' }, errors: [400, 401, 503], parameters: ['Company'] },
     },
     [`${authPrefix}/companies`]: {
       get: {
         tag: 'auth',
         operationId: 'listCompanies',
         summary: 'Companies the request is authorized for (after the Company header)',
+        description: 'The companies the token was issued for, narrowed by the Company header. A company created after the token was issued needs a new token (company_id=*).',
         ok: { status: 200, schema: 'Company', array: true },
         errors: [400, 401, 503],
         parameters: ['Company'],
@@ -76,6 +117,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'createCompany',
         summary: 'Create a company; the caller becomes a member (a new token covers it)',
+        description: 'The caller becomes a member; the current token does not cover the new company, a new token (company_id=* or its GUID) does.',
         body: 'NewCompany',
         ok: { status: 201, schema: 'Company' },
         errors: [400, 401, 413, 415, 422, 503],
@@ -130,6 +172,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'auth',
         operationId: 'revokeToken',
         summary: 'Revoke an access or refresh token and its session (RFC 7009)',
+        description: 'Ends the whole session the token belongs to: its access and refresh tokens stop working at once. Answers 200 for an unknown or already revoked token too (RFC 7009).',
         body: 'RevokeRequest',
         ok: { status: 200, schema: '' },
         errors: [],
@@ -141,6 +184,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'events',
         operationId: 'createEvent',
         summary: 'Create an event (needs exactly one company in scope)',
+        description: 'The event belongs to the one company of the request (the token\'s, or the one the Company header names; 400 when several are in scope). Only name is required. An Idempotency-Key makes a retry return the first response.',
         body: 'EventCreate',
         ok: { status: 201, schema: 'Event', headers: ['Location', 'ETag'] },
         errors: [...EVENT_ERRORS, 413, 415],
@@ -150,29 +194,36 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'events',
         operationId: 'listEvents',
         summary: 'List events in creation order (all, streamed, or a page with limit)',
+        description: 'Without limit every event of the request\'s companies comes back in one streamed array; with limit a page, and a Link header with rel="next" while more follow.',
         ok: { status: 200, schema: 'Event', array: true, headers: ['Link'] },
         errors: [400, 401, 422, 503, 504],
         parameters: ['Company', 'limit', 'cursor'],
       },
     },
-    '/event/{guid}': itemOperations('events', 'Event', { get: 'Get an event', put: 'Update an event (partial)', delete: 'Delete an event and its tickets (soft)' }),
+    '/event/{guid}': itemOperations('events', 'Event', EVENT, {
+      get: { summary: 'Get an event', description: 'The event, when it belongs to one of the request\'s companies (else 404).' },
+      put: { summary: 'Update an event (partial)', description: 'Changes the fields sent.' },
+      delete: { summary: 'Delete an event and its tickets (soft)', description: 'Marks the event and every ticket of it deleted.' },
+    }),
     '/event/{eventGuid}/ticket': {
       post: {
         tag: 'tickets',
         operationId: 'createTicket',
         summary: 'Create a ticket for an event',
+        description: 'Only name and vat_percentage are required; the other writable fields take their defaults. The answer has the 18 creation fields (status null). A new ticket has available_stock 0 and reads sold_out until its stock is set. An Idempotency-Key makes a retry return the first response.',
         body: 'TicketCreate',
         ok: { status: 201, schema: 'TicketCreated', headers: ['Location', 'ETag'] },
         errors: [...EVENT_ERRORS, 413, 415],
-        parameters: ['eventGuid', 'Company', 'Idempotency-Key'],
+        parameters: [EVENT_GUID, 'Company', 'Idempotency-Key'],
       },
       get: {
         tag: 'tickets',
         operationId: 'listEventTickets',
         summary: 'List the tickets of an event in creation order',
+        description: 'Without limit every ticket of the event comes back in one streamed array; with limit a page, and a Link header with rel="next" while more follow. 404 when the event is not in the request\'s companies.',
         ok: { status: 200, schema: 'Ticket', array: true, headers: ['Link'] },
         errors: [400, 401, 404, 422, 503, 504],
-        parameters: ['eventGuid', 'Company', 'limit', 'cursor'],
+        parameters: [EVENT_GUID, 'Company', 'limit', 'cursor'],
       },
     },
     '/ticket': {
@@ -180,29 +231,30 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         tag: 'tickets',
         operationId: 'listAllTickets',
         summary: 'List every ticket in scope (deprecated: use the per-event list)',
+        description: 'Every ticket of the request\'s companies, streamed. Deprecated (Deprecation header, RFC 9745); the Link header names the per-event list as its successor.',
         deprecated: true,
         ok: { status: 200, schema: 'Ticket', array: true, headers: ['Deprecation', 'Link'] },
         errors: [400, 401, 503, 504],
         parameters: ['Company'],
       },
     },
-    '/ticket/{guid}': itemOperations('tickets', 'Ticket', {
-      get: 'Get a ticket',
-      put: 'Update a ticket (partial: only the fields sent change)',
-      delete: 'Delete a ticket (soft)',
+    '/ticket/{guid}': itemOperations('tickets', 'Ticket', TICKET, {
+      get: { summary: 'Get a ticket', description: 'All fields of the ticket, with its computed status, when it belongs to one of the request\'s companies (else 404).' },
+      put: { summary: 'Update a ticket (partial: only the fields sent change)', description: 'Changes the fields sent, each checked by its rule (422 lists every invalid field).' },
+      delete: { summary: 'Delete a ticket (soft)', description: 'Marks the ticket deleted.' },
     }),
     ...stockOperations(),
     '/healthz': {
-      get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+      get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', description: '200 when the auth and ticket services answer their health checks, else 503 naming the one that does not.', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },
     '/openapi.json': {
-      get: { tag: 'operations', operationId: 'openapi', summary: 'This document', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+      get: { tag: 'operations', operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 description of the REST API, generated from the field tables the API validates with.', ok: { status: 200, schema: 'object' }, errors: [], public: true },
     },
     '/docs': {
-      get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
+      get: { tag: 'operations', operationId: 'docs', summary: 'API documentation page', description: 'This page: Authorize logs in with the password or client-credentials flow, then Try it out calls the API.', ok: { status: 200, schema: 'html', contentType: 'text/html' }, errors: [], public: true },
     },
     '/': {
-      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+      get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', description: 'Links to the docs page, the OpenAPI document, the auth API and the health check; no token needed.', ok: { status: 200, schema: 'object' }, errors: [], public: true },
     },
   };
 }
@@ -211,15 +263,18 @@ const MOVE_ERRORS = [...EVENT_ERRORS, 409, 413, 415];
 
 /** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
 function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
-  const move = (operationId: string, summary: string, body: string): Operation => ({
+  const ticketGuid = guidParameter('guid', TICKET);
+  const reservationGuid = guidParameter('guid', RESERVATION);
+  const move = (operationId: string, summary: string, description: string, body: string): Operation => ({
     tag: 'stock',
     operationId,
     summary,
+    description: `${description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
     body,
     bodyOptional: true,
     ok: { status: 200, schema: 'Reservation' },
     errors: MOVE_ERRORS,
-    parameters: ['guid', 'Company'],
+    parameters: [reservationGuid, 'Company'],
   });
   return {
     '/ticket/{guid}/reservations': {
@@ -227,43 +282,58 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
         tag: 'stock',
         operationId: 'reserveTicket',
         summary: 'Reserve stock of a ticket (409 insufficient_stock or not_on_sale)',
+        description: 'Holds `amount` of the ticket\'s stock for `ttl_seconds`; never more than is left. The reserved_count rises at once.',
         body: 'ReservationCreate',
         ok: { status: 201, schema: 'Reservation', headers: ['Location'] },
         errors: MOVE_ERRORS,
-        parameters: ['guid', 'Company', 'Idempotency-Key'],
+        parameters: [ticketGuid, 'Company', 'Idempotency-Key'],
       },
       get: {
         tag: 'stock',
         operationId: 'listReservations',
         summary: 'List the reservations of a ticket in creation order',
+        description: 'Page by page with limit and cursor (the Link keeps ?state=), or the whole list without them.',
         ok: { status: 200, schema: 'Reservation', array: true, headers: ['Link'] },
         errors: [400, 401, 404, 422, 503, 504],
-        parameters: ['guid', 'Company', 'state', 'limit', 'cursor'],
+        parameters: [ticketGuid, 'Company', 'state', 'limit', 'cursor'],
       },
     },
     '/reservation/{guid}': {
-      get: { tag: 'stock', operationId: 'getReservation', summary: 'Get a reservation', ok: { status: 200, schema: 'Reservation' }, errors: EVENT_ERRORS, parameters: ['guid', 'Company'] },
+      get: {
+        tag: 'stock',
+        operationId: 'getReservation',
+        summary: 'Get a reservation',
+        description: 'The reservation as it is now: one whose time is up reads as expired.',
+        ok: { status: 200, schema: 'Reservation' },
+        errors: EVENT_ERRORS,
+        parameters: [reservationGuid, 'Company'],
+      },
     },
-    '/reservation/{guid}/pending': { post: move('markReservationPending', 'Payment started: reserved -> pending', 'ReservationPending') },
-    '/reservation/{guid}/confirm': { post: move('confirmReservation', 'Sold: reserved or pending -> confirmed; barcodes are issued', 'ReservationConfirm') },
-    '/reservation/{guid}/release': { post: move('releaseReservation', 'Give the stock back: reserved or pending -> released', 'ReservationEmpty') },
+    '/reservation/{guid}/pending': {
+      post: move('markReservationPending', 'Payment started: reserved -> pending', 'The amount moves from reserved_count to pending_count; it holds for ttl_seconds from now.', 'ReservationPending'),
+    },
+    '/reservation/{guid}/confirm': {
+      post: move('confirmReservation', 'Sold: reserved or pending -> confirmed; barcodes are issued', 'The amount moves to sold_count; barcodes are generated, taken from the body (predefined) or none, by the ticket\'s barcode_type.', 'ReservationConfirm'),
+    },
+    '/reservation/{guid}/release': {
+      post: move('releaseReservation', 'Give the stock back: reserved or pending -> released', 'The amount leaves reserved_count or pending_count.', 'ReservationEmpty'),
+    },
     '/event/{guid}/scans': {
       post: {
         tag: 'stock',
         operationId: 'scanBarcode',
         summary: 'Admit a barcode of the event, once (409 already_scanned names the first scan)',
+        description: 'The ticket\'s scanned_count rises by one; a barcode unknown to the event, or of another company, is 404.',
         body: 'ScanCreate',
         ok: { status: 201, schema: 'Scan' },
         errors: MOVE_ERRORS,
-        parameters: ['guid', 'Company'],
+        parameters: [guidParameter('guid', EVENT), 'Company'],
       },
     },
   };
 }
 
 const PARAMETERS: Record<string, Schema> = {
-  guid: { name: 'guid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the object.' },
-  eventGuid: { name: 'eventGuid', in: 'path', required: true, schema: { type: 'string' }, description: 'GUID of the event.' },
   clientId: { name: 'clientId', in: 'path', required: true, schema: { type: 'string' }, description: 'client_id of the API client.' },
   Company: {
     name: 'Company',
@@ -272,8 +342,21 @@ const PARAMETERS: Record<string, Schema> = {
     schema: { type: 'string' },
     description: 'Narrows the token\'s companies: comma-separated GUIDs (or repeated headers), or * for all of them.',
   },
-  'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    description: 'Any unique string (1 to 255 visible ASCII characters): a retry with the same key and body returns the first response and creates nothing; kept 24 hours.',
+  },
   'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
+  },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
   state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations in this state.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
@@ -305,6 +388,30 @@ const ERROR_TEXT: Record<number, string> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+const INPUT_SCHEMAS = inputSchemas();
+
+/** A request body: the same schema in every body format the gateway reads. */
+const bodyOf = (schema: Schema, description?: unknown): Schema => ({
+  ...(description ? { description } : {}),
+  required: true,
+  content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema }])),
+});
+
+/**
+ * The resources' creation and update bodies (schemas.ts: inputSchemas), the schema inline in
+ * each format (a JSON-pointer $ref into a request body is not resolved by openapi-typescript).
+ */
+const requestBodies = (optional: ReadonlySet<string>): Record<string, Schema> =>
+  Object.fromEntries(
+    Object.entries(INPUT_SCHEMAS).map(([name, schema]) => [name, { ...bodyOf(schema, schema.description), ...(optional.has(name) ? { required: false } : {}) }]),
+  );
+
+/** An operation's body: the shared component when there is one. */
+function requestBodyOf(name: string): Schema {
+  return Object.hasOwn(INPUT_SCHEMAS, name) ? { $ref: `#/components/requestBodies/${name}` } : bodyOf(ref(name));
+}
+
 function successResponse(ok: Operation['ok']): Schema {
   const headers = Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!]));
   const description = ok.status === 204 ? 'Done; no body.' : 'Success.';
@@ -316,6 +423,7 @@ function successResponse(ok: Operation['ok']): Schema {
 
 function build(operation: Operation): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
+  if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
   const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : [])];
@@ -334,26 +442,41 @@ function build(operation: Operation): Schema {
     tags: [operation.tag],
     operationId: operation.operationId,
     summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    description: operation.description,
     ...(operation.deprecated ? { deprecated: true } : {}),
     ...(operation.public ? { security: [] } : {}),
-    ...(operation.parameters ? { parameters: operation.parameters.map((p) => PARAMETERS[p]) } : {}),
-    ...(operation.body
-      ? {
-          requestBody: {
-            required: !operation.bodyOptional,
-            content: Object.fromEntries(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'].map((type) => [type, { schema: ref(operation.body!) }])),
-          },
-        }
-      : {}),
+    ...(operation.parameters ? { parameters: operation.parameters.map((p) => (typeof p === 'string' ? PARAMETERS[p] : p)) } : {}),
+    ...(operation.body ? { requestBody: requestBodyOf(operation.body) } : {}),
     responses,
+  };
+}
+
+/**
+ * A bearer token pasted in, or got by the docs page itself through the token endpoint's
+ * OAuth2 flows. The tokenUrl is relative (resolved against the server URL, itself relative
+ * to this document), so both keep working behind a path prefix.
+ */
+function securitySchemes(authPrefix: string): Record<string, Schema> {
+  const tokenUrl = `${authPrefix.replace(/^\//, '')}/tokens`;
+  return {
+    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from POST ${authPrefix}/tokens.` },
+    oauth2: {
+      type: 'oauth2',
+      description:
+        `The token endpoint POST ${authPrefix}/tokens. password: a user's e-mail and password (client id and secret stay empty); ` +
+        'the token covers the user\'s default company. clientCredentials: an API client\'s client_id and client_secret. No scopes.',
+      flows: { password: { tokenUrl, scopes: {} }, clientCredentials: { tokenUrl, scopes: {} } },
+    },
   };
 }
 
 export function openApiDocument(options: { authPrefix: string; serverUrl?: string }): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
+  /** Bodies an operation lets be left out altogether (the stock moves). */
+  const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
     paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!)]));
+    for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => {
@@ -371,7 +494,8 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       description: 'Events and their tickets, behind bearer tokens scoped to companies. See docs/ticket-api.md and docs/auth.md.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: options.serverUrl ?? '/' }],
+    // Relative to this document, so the API keeps working behind a path prefix.
+    servers: [{ url: options.serverUrl ?? '.' }],
     tags: [
       { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
       { name: 'events', description: 'Events (the ticket service).' },
@@ -379,11 +503,12 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
       { name: 'operations', description: 'Health and this documentation.' },
     ],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { oauth2: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from POST ${options.authPrefix}/tokens.` } },
+      securitySchemes: securitySchemes(options.authPrefix),
       schemas: componentSchemas(),
+      requestBodies: requestBodies(optionalBodies),
       responses: errorResponses,
     },
   };

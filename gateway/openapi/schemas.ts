@@ -134,11 +134,20 @@ const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
 };
 
-/** The stock moves (PRODUCT.md 9): the reservation and scan objects and the move bodies, from lib/fields/reservation.ts. */
-function stockSchemas(): Record<string, Schema> {
+/**
+ * The request bodies of the resources (creation and update), as `components.requestBodies`
+ * rather than `components.schemas`: a generator reads a `default` in a schema as "always
+ * present" (openapi-typescript's defaultNonNullable makes such a property required), which
+ * holds for what the server returns, not for what a client sends. Inside a request body a
+ * default is what it is: the value taken when the field is not sent.
+ */
+export function inputSchemas(): Record<string, Schema> {
   return {
-    Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
-    Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    TicketCreate: inputSchema(TICKET, true, `${requiredFields(TICKET.fields).join(' and ')} are required; other writable fields may be set too. JSON, multipart or URL-encoded.`),
+    TicketUpdate: inputSchema(TICKET, false, 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.'),
+    EventCreate: inputSchema(EVENT, true, 'A new event.'),
+    EventUpdate: inputSchema(EVENT, false, 'Any subset of the event fields.'),
+    // The stock moves' bodies (lib/fields/reservation.ts).
     ReservationCreate: inputSchema(MOVE_BODIES.reserve, true, 'A reservation of the ticket\'s stock.'),
     ReservationPending: inputSchema(MOVE_BODIES.pending, true, 'Payment started.'),
     ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
@@ -151,21 +160,17 @@ export function componentSchemas(): Record<string, Schema> {
   return {
     Ticket: resourceSchema(TICKET, 'A ticket with all fields of the spec table (reads, lists and the update response).'),
     TicketCreated: creationSchema(TICKET, 'The creation response: exactly these 18 fields; status is null.'),
-    TicketCreate: inputSchema(TICKET, true, `${requiredFields(TICKET.fields).join(' and ')} are required; other writable fields may be set too. JSON, multipart or URL-encoded.`),
-    TicketUpdate: inputSchema(TICKET, false, 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.'),
     Event: resourceSchema(EVENT, 'An event.'),
-    EventCreate: inputSchema(EVENT, true, 'A new event.'),
-    EventUpdate: inputSchema(EVENT, false, 'Any subset of the event fields.'),
     User: resourceSchema(USER, 'The user: the signed-up or the token\'s own.'),
     SignUp: {
       type: 'object',
       required: ['name', 'email', 'password'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 255 },
-        email: { type: 'string', format: 'email', maxLength: 320 },
-        password: { type: 'string', minLength: 8, maxLength: 1024, writeOnly: true },
+        name: { type: 'string', minLength: 1, maxLength: 255, description: USER.fields.name.description },
+        email: { type: 'string', format: 'email', maxLength: 320, description: USER.fields.email.description },
+        password: { type: 'string', minLength: 8, maxLength: 1024, writeOnly: true, description: 'At least 8 characters; used with the e-mail address in the password grant.' },
         company_name: { type: 'string', maxLength: 255, description: 'Name of the new company; the user name when absent.' },
-        phone: { type: 'string', maxLength: 64 },
+        phone: { type: 'string', maxLength: 64, description: USER.fields.phone.description },
       },
     },
     Company: objectOf(['guid', 'name', 'created_at', 'updated_at'], (field) => (field === 'guid' ? GUID : field === 'name' ? { type: 'string' } : TIMESTAMP)),
@@ -240,7 +245,8 @@ export function componentSchemas(): Record<string, Schema> {
         },
       },
     },
-    ...stockSchemas(),
+    Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
+    Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
     Health: {
       type: 'object',
       required: ['status', 'services'],

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '../../lib/grpc/errors.js';
-import { ifMatchTags } from './domain/etag.js';
+import { entityTags, tagsMatch } from '../../lib/entity-tags.js';
 
 /** A stale etag (If-Match): 412 at the gateway. */
 function preconditionFailed(what: string): RpcError {
@@ -19,10 +19,10 @@ function tooMuchContention(what: string): RpcError {
  * write must still find (undefined: unconditional), or FAILED_PRECONDITION when stale.
  */
 export function conditionalVersion(what: string, ifMatch: string, current: () => { etag: string; version: number }): number | undefined {
-  const tags = ifMatchTags(ifMatch);
+  const tags = entityTags(ifMatch);
   if (tags.length === 0) return undefined;
   const { etag, version } = current();
-  if (!tags.some((tag) => tag === '*' || tag === etag)) throw preconditionFailed(what);
+  if (!tagsMatch(tags, etag)) throw preconditionFailed(what);
   return version;
 }
 

@@ -1,6 +1,9 @@
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
+import { EVENT, EVENT_STATUSES } from '../../lib/fields/event.js';
+import type { FieldDef } from '../../lib/fields/kinds.js';
+import { TICKET } from '../../lib/fields/ticket.js';
 import { createLogger } from '../../lib/logger.js';
 import { createApp } from '../../gateway/app.js';
 import { createBackendClients } from '../../gateway/clients.js';
@@ -73,9 +76,11 @@ describe('OpenAPI document', () => {
   it('follows the auth prefix of the configuration', async () => {
     const other = await startTestStack({ AUTH_PATH_PREFIX: '/identity' });
     try {
-      const paths = Object.keys((await request(`${other.baseUrl}/openapi.json`)).body.paths);
+      const otherDocument = (await request(`${other.baseUrl}/openapi.json`)).body;
+      const paths = Object.keys(otherDocument.paths);
       expect(paths).toContain('/identity/users/me');
       expect(paths.some((p) => p.startsWith('/auth/'))).toBe(false);
+      expect(otherDocument.components.securitySchemes.oauth2.flows.password.tokenUrl).toBe('identity/tokens');
     } finally {
       await other.stop();
     }
@@ -125,10 +130,37 @@ describe('OpenAPI document', () => {
     ]) {
       expect(validate('TicketCreate', bad), JSON.stringify(bad).slice(0, 80)).not.toEqual([]);
     }
-    expect(document.components.schemas.TicketCreate.properties.barcode_type.enum).toEqual(['generate', 'predefined', 'none']);
-    expect(document.components.schemas.TicketCreate.properties.max_orderable_amount_per_order.default).toBe(20);
+    const ticketCreate = document.components.requestBodies.TicketCreate.content['application/json'].schema;
+    expect(ticketCreate.properties.barcode_type.enum).toEqual(['generate', 'predefined', 'none']);
+    expect(ticketCreate.properties.max_orderable_amount_per_order.default).toBe(20);
+    expect(ticketCreate.required).toEqual(['name', 'vat_percentage']);
     expect(Object.keys(document.components.schemas.TicketCreated.properties)).toHaveLength(18);
     expect(Object.keys(document.components.schemas.Ticket.properties)).toHaveLength(34);
+  });
+
+  it('describes every operation and parameter; resource properties and path GUIDs by their table rows', () => {
+    const undescribed: string[] = [];
+    for (const [path, methods] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(methods)) {
+        if (!operation.description) undescribed.push(`${method} ${path}`);
+        for (const parameter of operation.parameters ?? []) if (!parameter.description) undescribed.push(`${method} ${path} ${parameter.name}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
+    expect(document.paths['/ticket/{guid}'].get.parameters[0].description).toBe(TICKET.fields.guid.description);
+    expect(document.paths['/event/{eventGuid}/ticket'].post.parameters[0].description).toBe(EVENT.fields.guid.description);
+    for (const [field, row] of Object.entries<FieldDef>(TICKET.fields)) {
+      if (!row.notInJson) expect(document.components.schemas.Ticket.properties[field].description, field).toBe(row.description);
+    }
+    expect(document.components.schemas.Event.properties.status.enum).toEqual([...EVENT_STATUSES]);
+  });
+
+  it('describes the OAuth2 password and client-credentials flows at the configured token endpoint, relative to the server', () => {
+    const { flows } = document.components.securitySchemes.oauth2;
+    expect(flows.password.tokenUrl).toBe('auth/tokens');
+    expect(flows.clientCredentials.tokenUrl).toBe('auth/tokens');
+    expect(document.security).toEqual([{ bearer: [] }, { oauth2: [] }]);
+    expect(document.servers).toEqual([{ url: '.' }]);
   });
 
   it('serves a documentation page from local assets, no CDN', async () => {
@@ -137,7 +169,7 @@ describe('OpenAPI document', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).not.toMatch(/https?:\/\//);
     for (const asset of [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
-      const response = await request(`${stack.baseUrl}${asset}`);
+      const response = await request(new URL(asset, `${stack.baseUrl}/docs`).href);
       expect(response.status, asset).toBe(200);
     }
   });

@@ -10,7 +10,7 @@ export interface SeenResponse {
 
 export interface OpenApiValidator {
   document: any;
-  /** Errors of `value` against components/schemas/`schemaName` ([] when valid). */
+  /** Errors of `value` against components/schemas/`schemaName`, or the JSON schema of components/requestBodies/`schemaName` ([] when valid). */
   schema(schemaName: string, value: unknown): string[];
   /**
    * Errors of a response against the operation of `method` and `path` in the document ([]
@@ -41,7 +41,10 @@ export function openApiValidator(document: any): OpenApiValidator {
     if (!compiled.has(key)) compiled.set(key, ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'))));
     return compiled.get(key)!;
   };
-  const schema = (schemaName: string, value: unknown) => messages(ajv.getSchema(`doc#/components/schemas/${schemaName}`)!, value);
+  const schema = (schemaName: string, value: unknown) => {
+    const where = document.components.schemas[schemaName] ? `schemas/${schemaName}` : `requestBodies/${schemaName}/content/application~1json/schema`;
+    return messages(ajv.getSchema(`doc#/components/${where}`)!, value);
+  };
 
   const bodyErrors = (key: string, content: Record<string, { schema?: unknown }> | undefined, response: SeenResponse): string[] => {
     if (!content) return response.body === '' ? [] : [`expected no body, got ${JSON.stringify(response.body.slice(0, 100))}`];
