@@ -52,6 +52,30 @@ export class JsonArrayWriter {
   }
 }
 
+/**
+ * Writes a list that a service serves page by page as one JSON array, each page as it
+ * arrives. `next` gives the call for the page after `page`, or undefined at the end. Once
+ * the headers are out, a failing page can only cut the response off (a broken body, never a
+ * truncated list that looks complete).
+ */
+export async function writePages<P>(res: Response, first: P, items: (page: P) => unknown[], next: (page: P) => Promise<P> | undefined): Promise<void> {
+  let page = first;
+  const writer = new JsonArrayWriter(res);
+  writer.start();
+  for (;;) {
+    for (const item of items(page)) if (!(await writer.write(item))) return;
+    const pending = next(page);
+    if (!pending) break;
+    try {
+      page = await pending;
+    } catch {
+      res.destroy();
+      return;
+    }
+  }
+  writer.end();
+}
+
 /** How a piped stream ended: fully written, cut off by a backend error, or abandoned by the client. */
 export type PipeOutcome = 'complete' | 'failed' | 'client-gone';
 

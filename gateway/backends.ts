@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { Event, type EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
+import type { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { Ticket, type TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
 import type { UnaryMethod } from '../lib/grpc/client.js';
 import { validateOnly } from '../lib/grpc/validate-only.js';
@@ -58,6 +59,28 @@ export function ticketBackend(client: TicketServiceClient, call: Caller) {
     update: (change) => ({ guid: change.guid, ticket: ticket(change.fields), update_mask: change.updateMask, etag: change.ifMatch }),
   });
   return { item, list: unary(call, client.listTickets.bind(client)), stream: client.streamTickets.bind(client) };
+}
+
+/** The stock moves made for a REST request. */
+export function reservationBackend(client: ReservationServiceClient, call: Caller) {
+  const methods = bound(client, {
+    reserve: client.reserveTicket,
+    get: client.getReservation,
+    list: client.listReservations,
+    pending: client.markReservationPending,
+    confirm: client.confirmReservation,
+    release: client.releaseReservation,
+    scan: client.scanBarcode,
+  });
+  return {
+    reserve: unary(call, methods.reserve),
+    get: unary(call, methods.get),
+    list: unary(call, methods.list),
+    pending: unary(call, methods.pending),
+    confirm: unary(call, methods.confirm),
+    release: unary(call, methods.release),
+    scan: unary(call, methods.scan),
+  };
 }
 
 /** The auth service's calls made for a REST request. */

@@ -2,6 +2,7 @@ import { makeGenericClientConstructor, type Client, type ServiceError } from '@g
 import { service as healthService } from 'grpc-health-check';
 import { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
+import { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
 import { CLIENT_OPTIONS, insecure } from '../lib/grpc/client.js';
 
@@ -12,6 +13,7 @@ export interface BackendClients {
   auth: AuthServiceClient;
   tickets: TicketServiceClient;
   events: EventServiceClient;
+  reservations: ReservationServiceClient;
   authHealth: Client;
   ticketHealth: Client;
   close(): void;
@@ -21,16 +23,18 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
   const auth = new AuthServiceClient(authAddress, insecure(), CLIENT_OPTIONS);
   const tickets = new TicketServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const events = new EventServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
+  const reservations = new ReservationServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const authHealth = new HealthClient(authAddress, insecure(), CLIENT_OPTIONS);
   const ticketHealth = new HealthClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   return {
     auth,
     tickets,
     events,
+    reservations,
     authHealth,
     ticketHealth,
     close() {
-      for (const client of [auth, tickets, events, authHealth, ticketHealth]) client.close();
+      for (const client of [auth, tickets, events, reservations, authHealth, ticketHealth]) client.close();
     },
   };
 }

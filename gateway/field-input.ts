@@ -2,7 +2,7 @@ import { INT32_MAX, type FieldDef } from '../lib/fields/kinds.js';
 import { parseTimestamp } from '../lib/time.js';
 import type { BodyKind } from './body.js';
 
-export type InputValue = string | number | boolean | Date | null;
+export type InputValue = string | number | boolean | Date | string[] | null;
 
 export type Coerced = { value: InputValue } | { error: string };
 
@@ -17,7 +17,7 @@ const TIMESTAMP_HINT = 'must be a date-time with a UTC offset, such as 2030-01-3
  * the service's.
  */
 export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
-  if (Array.isArray(raw) && kind === 'form') return { error: 'must be sent only once' };
+  if (Array.isArray(raw) && kind === 'form' && def.kind.type !== 'text-list') return { error: 'must be sent only once' };
   const nullable = def.nullable;
   // A form cannot send null: its empty string is null for a nullable field.
   if (raw === null || (nullable && kind === 'form' && raw === '')) return nullable ? { value: null } : { error: 'must not be null' };
@@ -34,6 +34,11 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
       return integer(raw);
     case 'boolean':
       return boolean(raw);
+    case 'text-list': {
+      // A form sends one value as a string and several as repeated keys.
+      const list = Array.isArray(raw) ? raw : kind === 'form' && typeof raw === 'string' ? [raw] : undefined;
+      return list?.every((item) => typeof item === 'string') ? { value: list as string[] } : { error: 'must be an array of strings' };
+    }
     case 'timestamp': {
       const date = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
       return date ? { value: date } : { error: TIMESTAMP_HINT };

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { isStockConflictCode } from '../lib/stock-conflicts.js';
 
 export interface Problem {
   status: number;
@@ -11,6 +12,8 @@ export interface Problem {
   retryAfterSeconds?: number;
   /** Sent as RFC 6750 `error` in WWW-Authenticate on a 401. */
   authError?: string;
+  /** Extension members: a refused stock move's machine-readable `code` and the facts that go with it. */
+  members?: Record<string, string>;
 }
 
 /** Sends an RFC 9457 problem; every 401 carries WWW-Authenticate (RFC 6750). */
@@ -36,6 +39,7 @@ export function problemJson(problem: Problem): string {
     title: STATUS_CODES[problem.status] ?? 'Error',
     status: problem.status,
     detail: problem.detail,
+    ...problem.members,
     ...(problem.errors ? { errors: problem.errors.map(({ field, description }) => ({ field, message: description })) } : {}),
   });
 }
@@ -90,7 +94,9 @@ export function problemFromGrpc(err: ServiceError): Problem {
   // A call whose transport broke (the service died mid-call) is the service being unavailable.
   const code = err.code === GrpcStatus.INTERNAL && isDependencyDown(err) ? GrpcStatus.UNAVAILABLE : err.code;
   const local = details.message === undefined && code !== GrpcStatus.UNAVAILABLE && code !== GrpcStatus.DEADLINE_EXCEEDED;
-  const status = local ? 500 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
+  // A refused stock move is a 409 whatever its gRPC code; its reason becomes the `code` member.
+  const stockConflict = !local && isStockConflictCode(details.reason);
+  const status = local ? 500 : stockConflict ? 409 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
   let detail = details.message || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
   if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
@@ -102,5 +108,6 @@ export function problemFromGrpc(err: ServiceError): Problem {
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
     // RFC 6750 3.1: no error code when the request carried no token at all.
     authError: status === 401 && details.reason && details.reason !== 'missing_token' ? 'invalid_token' : undefined,
+    members: stockConflict ? { ...details.reasonMetadata, code: details.reason! } : undefined,
   };
 }

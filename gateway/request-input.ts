@@ -57,8 +57,10 @@ export function listQuery(req: Request, res: Response): ListQuery | undefined {
 }
 
 /** The Link header to the next page, relative to the list's own path. */
-export function nextPageLink(req: Request, limit: number, token: string): string {
-  return `<${req.path}?limit=${limit}&cursor=${encodeURIComponent(token)}>; rel="next"`;
+export function nextPageLink(req: Request, limit: number, token: string, keep: readonly string[] = []): string {
+  // A filter the cursor belongs to (a list's ?state=) stays in the next page's link.
+  const filters = keep.flatMap((name) => (typeof req.query[name] === 'string' ? [`&${name}=${encodeURIComponent(req.query[name])}`] : []));
+  return `<${req.path}?limit=${limit}&cursor=${encodeURIComponent(token)}${filters.join('')}>; rel="next"`;
 }
 
 const QUERY_NAMES: Record<string, string> = { page_size: 'limit', page_token: 'cursor' };

@@ -102,6 +102,8 @@ export interface ListFace<Item> {
   /** The whole list, streamed into the response. */
   whole(req: Request, res: Response): Promise<void>;
   toJson(item: Item): unknown;
+  /** Query parameters that filter the list: kept in the next page's link. */
+  filters?: readonly string[];
 }
 
 /** GET `path`: a page with `limit`/`cursor` (and a Link to the next one), else the whole list. */
@@ -113,7 +115,7 @@ export function listRoute<Item>(router: Router, path: string, list: ListFace<Ite
     const { limit, cursor } = query.page;
     const page = await listCall(res, () => list.page(req, limit, cursor));
     if (!page) return;
-    if (page.next) res.set('Link', nextPageLink(req, limit, page.next));
+    if (page.next) res.set('Link', nextPageLink(req, limit, page.next, list.filters));
     res.json(page.items.map(list.toJson));
   });
 }

@@ -55,6 +55,8 @@ const schema = z.object({
   // After SIGTERM, how long work in flight may take before connections are cut.
   SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
+  // How often expired reservations are persisted by the sweeper; reads and moves expire what is due anyway.
+  STOCK_SWEEP_INTERVAL_MS: positiveInt.max(86_400_000).default(10_000),
 });
 
 export type Config = z.infer<typeof schema> & {

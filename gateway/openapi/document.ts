@@ -1,4 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
+import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
@@ -11,13 +12,15 @@ import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 type Method = 'get' | 'post' | 'put' | 'delete';
 
 interface Operation {
-  tag: 'auth' | 'events' | 'tickets' | 'operations';
+  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'operations';
   summary: string;
   /** What the docs page shows under the summary: what it does and what to expect. */
   description: string;
   operationId: string;
   /** Schema name of the body; sent as JSON, multipart or URL-encoded. */
   body?: string;
+  /** The body may be left out altogether. */
+  bodyOptional?: boolean;
   /** Success status -> schema name ('' = no body), plus the error statuses this operation answers. */
   ok: { status: number; schema: string; array?: boolean; headers?: string[]; contentType?: string };
   /** A conditional read: 304 when If-None-Match names the current ETag. */
@@ -72,9 +75,9 @@ function itemOperations(tag: Operation['tag'], schema: string, resource: Resourc
       tag,
       operationId: `delete${schema}`,
       summary: texts.delete.summary,
-      description: `${texts.delete.description} With If-Match, a stale ETag gives 412 and deletes nothing. Afterwards it reads as 404.`,
+      description: `${texts.delete.description} With If-Match, a stale ETag gives 412 and deletes nothing; while reserved or pending stock is held, 409 stock_held. Afterwards it reads as 404.`,
       ok: { status: 204, schema: '' },
-      errors: [...EVENT_ERRORS, 412],
+      errors: [...EVENT_ERRORS, 409, 412],
       parameters: conditional,
     },
   };
@@ -240,6 +243,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       put: { summary: 'Update a ticket (partial: only the fields sent change)', description: 'Changes the fields sent, each checked by its rule (422 lists every invalid field).' },
       delete: { summary: 'Delete a ticket (soft)', description: 'Marks the ticket deleted.' },
     }),
+    ...stockOperations(),
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', description: '200 when the auth and ticket services answer their health checks, else 503 naming the one that does not.', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },
@@ -251,6 +255,80 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
     },
     '/': {
       get: { tag: 'operations', operationId: 'index', summary: 'Where to go next: the docs, this document, the auth API and health', description: 'Links to the docs page, the OpenAPI document, the auth API and the health check; no token needed.', ok: { status: 200, schema: 'object' }, errors: [], public: true },
+    },
+  };
+}
+
+const MOVE_ERRORS = [...EVENT_ERRORS, 409, 413, 415];
+
+/** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
+function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
+  const ticketGuid = guidParameter('guid', TICKET);
+  const reservationGuid = guidParameter('guid', RESERVATION);
+  const move = (operationId: string, summary: string, description: string, body: string): Operation => ({
+    tag: 'stock',
+    operationId,
+    summary,
+    description: `${description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
+    body,
+    bodyOptional: true,
+    ok: { status: 200, schema: 'Reservation' },
+    errors: MOVE_ERRORS,
+    parameters: [reservationGuid, 'Company'],
+  });
+  return {
+    '/ticket/{guid}/reservations': {
+      post: {
+        tag: 'stock',
+        operationId: 'reserveTicket',
+        summary: 'Reserve stock of a ticket (409 insufficient_stock or not_on_sale)',
+        description: 'Holds `amount` of the ticket\'s stock for `ttl_seconds`; never more than is left. The reserved_count rises at once.',
+        body: 'ReservationCreate',
+        ok: { status: 201, schema: 'Reservation', headers: ['Location'] },
+        errors: MOVE_ERRORS,
+        parameters: [ticketGuid, 'Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'stock',
+        operationId: 'listReservations',
+        summary: 'List the reservations of a ticket in creation order',
+        description: 'Page by page with limit and cursor (the Link keeps ?state=), or the whole list without them.',
+        ok: { status: 200, schema: 'Reservation', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [ticketGuid, 'Company', 'state', 'limit', 'cursor'],
+      },
+    },
+    '/reservation/{guid}': {
+      get: {
+        tag: 'stock',
+        operationId: 'getReservation',
+        summary: 'Get a reservation',
+        description: 'The reservation as it is now: one whose time is up reads as expired.',
+        ok: { status: 200, schema: 'Reservation' },
+        errors: EVENT_ERRORS,
+        parameters: [reservationGuid, 'Company'],
+      },
+    },
+    '/reservation/{guid}/pending': {
+      post: move('markReservationPending', 'Payment started: reserved -> pending', 'The amount moves from reserved_count to pending_count; it holds for ttl_seconds from now.', 'ReservationPending'),
+    },
+    '/reservation/{guid}/confirm': {
+      post: move('confirmReservation', 'Sold: reserved or pending -> confirmed; barcodes are issued', 'The amount moves to sold_count; barcodes are generated, taken from the body (predefined) or none, by the ticket\'s barcode_type.', 'ReservationConfirm'),
+    },
+    '/reservation/{guid}/release': {
+      post: move('releaseReservation', 'Give the stock back: reserved or pending -> released', 'The amount leaves reserved_count or pending_count.', 'ReservationEmpty'),
+    },
+    '/event/{guid}/scans': {
+      post: {
+        tag: 'stock',
+        operationId: 'scanBarcode',
+        summary: 'Admit a barcode of the event, once (409 already_scanned names the first scan)',
+        description: 'The ticket\'s scanned_count rises by one; a barcode unknown to the event, or of another company, is 404.',
+        body: 'ScanCreate',
+        ok: { status: 201, schema: 'Scan' },
+        errors: MOVE_ERRORS,
+        parameters: [guidParameter('guid', EVENT), 'Company'],
+      },
     },
   };
 }
@@ -280,6 +358,7 @@ const PARAMETERS: Record<string, Schema> = {
     description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
   },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
+  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations in this state.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
 };
 
@@ -297,7 +376,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing, invalid, expired or revoked token, or a Company the token does not cover.',
   403: 'Forbidden (sign-up switched off).',
   404: 'Not found in the effective company set.',
-  409: 'Conflict (duplicate e-mail).',
+  409: 'Conflict: a duplicate e-mail, or a refused stock move whose `code` says why (insufficient_stock, not_on_sale, invalid_transition, reservation_expired, barcode_taken, already_scanned, stock_held).',
   412: 'If-Match does not match.',
   413: 'Body over the size limit.',
   415: 'Unsupported content type.',
@@ -323,8 +402,15 @@ const bodyOf = (schema: Schema, description?: unknown): Schema => ({
  * The resources' creation and update bodies (schemas.ts: inputSchemas), the schema inline in
  * each format (a JSON-pointer $ref into a request body is not resolved by openapi-typescript).
  */
-const requestBodies = (): Record<string, Schema> =>
-  Object.fromEntries(Object.entries(INPUT_SCHEMAS).map(([name, schema]) => [name, bodyOf(schema, schema.description)]));
+const requestBodies = (optional: ReadonlySet<string>): Record<string, Schema> =>
+  Object.fromEntries(
+    Object.entries(INPUT_SCHEMAS).map(([name, schema]) => [name, { ...bodyOf(schema, schema.description), ...(optional.has(name) ? { required: false } : {}) }]),
+  );
+
+/** An operation's body: the shared component when there is one. */
+function requestBodyOf(name: string): Schema {
+  return Object.hasOwn(INPUT_SCHEMAS, name) ? { $ref: `#/components/requestBodies/${name}` } : bodyOf(ref(name));
+}
 
 function successResponse(ok: Operation['ok']): Schema {
   const headers = Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!]));
@@ -360,7 +446,7 @@ function build(operation: Operation): Schema {
     ...(operation.deprecated ? { deprecated: true } : {}),
     ...(operation.public ? { security: [] } : {}),
     ...(operation.parameters ? { parameters: operation.parameters.map((p) => (typeof p === 'string' ? PARAMETERS[p] : p)) } : {}),
-    ...(operation.body ? { requestBody: Object.hasOwn(INPUT_SCHEMAS, operation.body) ? { $ref: `#/components/requestBodies/${operation.body}` } : bodyOf(ref(operation.body)) } : {}),
+    ...(operation.body ? { requestBody: requestBodyOf(operation.body) } : {}),
     responses,
   };
 }
@@ -386,8 +472,11 @@ function securitySchemes(authPrefix: string): Record<string, Schema> {
 
 export function openApiDocument(options: { authPrefix: string; serverUrl?: string }): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
+  /** Bodies an operation lets be left out altogether (the stock moves). */
+  const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
     paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!)]));
+    for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => {
@@ -411,6 +500,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
       { name: 'events', description: 'Events (the ticket service).' },
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
+      { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
       { name: 'operations', description: 'Health and this documentation.' },
     ],
     security: [{ bearer: [] }, { oauth2: [] }],
@@ -418,7 +508,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
     components: {
       securitySchemes: securitySchemes(options.authPrefix),
       schemas: componentSchemas(),
-      requestBodies: requestBodies(),
+      requestBodies: requestBodies(optionalBodies),
       responses: errorResponses,
     },
   };

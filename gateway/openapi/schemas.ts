@@ -2,6 +2,8 @@ import { EVENT } from '../../lib/fields/event.js';
 import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
+import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
+import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 
 /**
  * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the field tables the API
@@ -41,6 +43,9 @@ function responseSchema(def: FieldDef): Schema {
     case 'enum':
       schema = { type: 'string', enum: def.nullable ? [...kind.values, null] : [...kind.values] };
       break;
+    case 'text-list':
+      schema = { type: 'array', items: { type: 'string' } };
+      break;
   }
   return { ...(def.nullable ? nullable(schema) : schema), description: def.description };
 }
@@ -61,11 +66,13 @@ function ruleSchema(def: FieldDef): Schema {
         `A number from ${kind.min} to ${kind.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
       );
     case 'integer':
-      return described({ type: 'integer', minimum: kind.min, maximum: INT32_MAX });
+      return described({ type: 'integer', minimum: kind.min, maximum: kind.max ?? INT32_MAX });
     case 'boolean':
       return described({ type: 'boolean' }, 'In form bodies: true/false/1/0.');
     case 'enum':
       return described({ type: 'string', enum: [...kind.values] });
+    case 'text-list':
+      return described({ type: 'array', items: { type: 'string' } });
     case 'timestamp':
       return described(def.nullable ? nullable(TIMESTAMP) : TIMESTAMP, 'Must carry a UTC offset (Z or +HH:MM).');
   }
@@ -121,6 +128,12 @@ function apiClientField(field: string): Schema {
   return { type: 'string' };
 }
 
+/** The extension members a refused stock move adds to a problem. */
+const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
+  code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
+  scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+};
+
 /**
  * The request bodies of the resources (creation and update), as `components.requestBodies`
  * rather than `components.schemas`: a generator reads a `default` in a schema as "always
@@ -134,6 +147,12 @@ export function inputSchemas(): Record<string, Schema> {
     TicketUpdate: inputSchema(TICKET, false, 'Any subset of the ticket fields; only those sent change. null (or an empty form value) clears a nullable field.'),
     EventCreate: inputSchema(EVENT, true, 'A new event.'),
     EventUpdate: inputSchema(EVENT, false, 'Any subset of the event fields.'),
+    // The stock moves' bodies (lib/fields/reservation.ts).
+    ReservationCreate: inputSchema(MOVE_BODIES.reserve, true, 'A reservation of the ticket\'s stock.'),
+    ReservationPending: inputSchema(MOVE_BODIES.pending, true, 'Payment started.'),
+    ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
+    ReservationEmpty: inputSchema(MOVE_BODIES.release, true, 'No fields.'),
+    ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
   };
 }
 
@@ -218,6 +237,7 @@ export function componentSchemas(): Record<string, Schema> {
         title: { type: 'string' },
         status: { type: 'integer' },
         detail: { type: 'string' },
+        ...STOCK_PROBLEM_MEMBERS,
         errors: {
           type: 'array',
           description: 'One entry per invalid field (422).',
@@ -225,6 +245,8 @@ export function componentSchemas(): Record<string, Schema> {
         },
       },
     },
+    Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
+    Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
     Health: {
       type: 'object',
       required: ['status', 'services'],

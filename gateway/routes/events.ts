@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Event } from '../../lib/gen/ticketing/v1/event.js';
 import { EVENT } from '../../lib/fields/event.js';
-import { JsonArrayWriter } from '../array-json.js';
+import { writePages } from '../array-json.js';
 import { eventBackend } from '../backends.js';
 import type { BackendClients } from '../clients.js';
 import type { Caller } from '../request-context.js';
@@ -23,21 +23,8 @@ export function eventRoutes(clients: BackendClients, call: Caller): Router {
 
   /** The whole list, written page by page as the pages arrive. */
   const whole = async (req: Request, res: Response) => {
-    let current = await page(req, MAX_LIMIT, '');
-    const writer = new JsonArrayWriter(res);
-    writer.start();
-    for (;;) {
-      for (const event of current.items) if (!(await writer.write(eventJson(event)))) return;
-      if (!current.next) break;
-      try {
-        current = await page(req, MAX_LIMIT, current.next);
-      } catch {
-        // Headers are out: the only honest signal left is a broken response.
-        res.destroy();
-        return;
-      }
-    }
-    writer.end();
+    const first = await page(req, MAX_LIMIT, '');
+    await writePages(res, first, (current) => current.items.map(eventJson), (current) => (current.next ? page(req, MAX_LIMIT, current.next) : undefined));
   };
 
   createRoute(router, '/event', face);

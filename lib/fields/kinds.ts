@@ -12,9 +12,11 @@ export type FieldKind =
   | { type: 'guid' }
   | { type: 'text'; max: number; notBlank?: boolean; format?: 'email' }
   | { type: 'decimal'; min: string; max: string }
-  | { type: 'integer'; min: number }
+  | { type: 'integer'; min: number; max?: number }
   | { type: 'boolean' }
   | { type: 'timestamp' }
+  /** A list of strings (a repeated proto field, a JSON array). */
+  | { type: 'text-list' }
   /** A proto enum: value i of `values` is enum number i + 1 (0 is UNSPECIFIED, read as null). */
   | { type: 'enum'; values: readonly string[] };
 
@@ -78,7 +80,9 @@ type KindValue<K extends FieldKind> = K extends { type: 'integer' }
       ? Date
       : K extends { type: 'enum'; values: readonly (infer V)[] }
         ? V
-        : string;
+        : K extends { type: 'text-list' }
+          ? string[]
+          : string;
 
 export type FieldValue<F extends FieldDef> = F['nullable'] extends true ? KindValue<F['kind']> | null : KindValue<F['kind']>;
 
@@ -87,7 +91,7 @@ export type FieldsWithRole<T extends FieldTable, R extends FieldRole> = { [K in 
 /** The values of the fields with one of the given roles, as the service holds them (null for none). */
 export type ValuesOf<T extends FieldTable, R extends FieldRole> = { -readonly [K in FieldsWithRole<T, R>]: FieldValue<T[K]> };
 
-export type ValueOfAny = string | number | boolean | Date | null;
+export type ValueOfAny = string | number | boolean | Date | string[] | null;
 
 /** The row of a field, or undefined when the table has no such field (never an Object.prototype member). */
 export function fieldDef(table: FieldTable, name: string): FieldDef | undefined {

@@ -89,3 +89,8 @@ export function ticketStatus(ticket: StatusInputs, now: Date): TicketStatus {
   const taken = ticket.sold_count + ticket.reserved_count + ticket.pending_count + ticket.availability_margin;
   return taken >= ticket.available_stock ? 'sold_out' : 'available';
 }
+
+/** Whether open reservations hold some of the ticket's stock (reserved or pending): then a delete is refused and a read settles expiries first. */
+export function holdsStock(ticket: Pick<ValuesOf<typeof TICKET_FIELDS, FieldRole>, 'reserved_count' | 'pending_count'>): boolean {
+  return ticket.reserved_count + ticket.pending_count > 0;
+}

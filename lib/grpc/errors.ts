@@ -15,6 +15,8 @@ export interface ErrorDetails {
   fieldViolations?: FieldViolation[];
   /** Machine-readable reason (google.rpc.ErrorInfo), e.g. an OAuth2 error code. */
   reason?: string;
+  /** ErrorInfo.metadata: facts that go with the reason (e.g. the first scan's time). */
+  reasonMetadata?: Record<string, string>;
   retryAfterSeconds?: number;
   /**
    * The message as a service wrote it (google.rpc.Status). Absent on errors that grpc-js
@@ -60,11 +62,11 @@ export class RpcError extends Error {
 /** The status object a grpc-js server callback takes, with details in the standard trailer. */
 export function toStatusObject(err: RpcError): Partial<StatusObject> {
   const details: Any[] = [];
-  const { fieldViolations, reason, retryAfterSeconds, resource } = err.details;
+  const { fieldViolations, reason, reasonMetadata, retryAfterSeconds, resource } = err.details;
   if (fieldViolations?.length) {
     details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
   }
-  if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: {} }).finish()));
+  if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: reasonMetadata ?? {} }).finish()));
   if (resource) {
     const info = { resource_type: resource.type, resource_name: resource.name, owner: '', description: '' };
     details.push(pack('google.rpc.ResourceInfo', ResourceInfo.encode(info).finish()));
@@ -95,7 +97,9 @@ export function readErrorDetails(err: Pick<ServiceError, 'metadata'>): ErrorDeta
       if (typeName === 'google.rpc.BadRequest') {
         result.fieldViolations = BadRequest.decode(detail.value).field_violations.map(({ field, description }) => ({ field, description }));
       } else if (typeName === 'google.rpc.ErrorInfo') {
-        result.reason = ErrorInfo.decode(detail.value).reason;
+        const info = ErrorInfo.decode(detail.value);
+        result.reason = info.reason;
+        if (Object.keys(info.metadata).length) result.reasonMetadata = info.metadata;
       } else if (typeName === 'google.rpc.ResourceInfo') {
         const info = ResourceInfo.decode(detail.value);
         result.resource = { type: info.resource_type, name: info.resource_name };

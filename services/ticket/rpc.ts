@@ -9,6 +9,16 @@ import type {
   UpdateEventRequest,
 } from '../../lib/gen/ticketing/v1/event.js';
 import type {
+  ConfirmReservationRequest,
+  GetReservationRequest,
+  ListReservationsRequest,
+  MarkReservationPendingRequest,
+  ReleaseReservationRequest,
+  ReservationServiceServer,
+  ReserveTicketRequest,
+  ScanBarcodeRequest,
+} from '../../lib/gen/ticketing/v1/reservation.js';
+import type {
   CreateTicketRequest,
   DeleteTicketRequest,
   GetTicketRequest,
@@ -22,17 +32,21 @@ import type { Logger } from '../../lib/logger.js';
 import type { AuthCheck, AuthenticatedCaller } from './auth-check.js';
 import { EventService } from './event-service.js';
 import { IdempotentCreation } from './idempotent-creation.js';
+import { ReservationService } from './reservation-service.js';
 import { TicketService } from './ticket-service.js';
 import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
-import { TicketStore } from './store/ticket-store.js';
+import { ReservationStore } from './store/reservation-store.js';
+import { SettlingTicketStore } from './store/settling-ticket-store.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 function services(db: Knex) {
   const creations = new IdempotentCreation(db, new IdempotencyStore(db));
   const events = new EventService(new EventStore(db), creations);
-  return { events, tickets: new TicketService(new TicketStore(db), events, creations) };
+  const reservations = new ReservationService(new ReservationStore(db), creations);
+  const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
+  return { events, reservations, tickets: new TicketService(ticketStore, events, creations) };
 }
 
 /** What a handler gets: the authenticated caller, the request, and whether only to validate (x-validate-only). */
@@ -78,6 +92,20 @@ export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Eve
       await events.delete(caller, req);
       return {};
     }),
+  };
+}
+
+export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): ReservationServiceServer {
+  const { reservations } = services(db);
+  const handler = authenticated(auth, logger);
+  return {
+    reserveTicket: handler('ReserveTicket', (caller, req: ReserveTicketRequest) => reservations.reserve(caller, req)),
+    getReservation: handler('GetReservation', (caller, req: GetReservationRequest) => reservations.get(caller, req.guid)),
+    listReservations: handler('ListReservations', (caller, req: ListReservationsRequest) => reservations.list(caller, req)),
+    markReservationPending: handler('MarkReservationPending', (caller, req: MarkReservationPendingRequest) => reservations.markPending(caller, req)),
+    confirmReservation: handler('ConfirmReservation', (caller, req: ConfirmReservationRequest) => reservations.confirm(caller, req)),
+    releaseReservation: handler('ReleaseReservation', (caller, req: ReleaseReservationRequest) => reservations.release(caller, req)),
+    scanBarcode: handler('ScanBarcode', (caller, req: ScanBarcodeRequest) => reservations.scan(caller, req)),
   };
 }
 

@@ -2,13 +2,16 @@ import path from 'node:path';
 import type { Config } from '../../lib/config.js';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
+import { ReservationServiceService } from '../../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
 import { serveGrpc } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
-import { eventRpcHandlers, ticketRpcHandlers } from './rpc.js';
+import { startExpirySweeper } from './expiry-sweeper.js';
+import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
+import { ReservationStore } from './store/reservation-store.js';
 
 export interface RunningTicketService {
   port: number;
@@ -37,15 +40,18 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     services: [
       { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
       { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
+      { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
     ],
     logger,
     isReady: () => db.raw('select 1').then(() => true),
   });
+  const sweeper = startExpirySweeper(new ReservationStore(db), config.STOCK_SWEEP_INTERVAL_MS, logger);
 
   return {
     port: server.port,
     db,
     async shutdown(graceMs) {
+      sweeper.stop();
       await server.shutdown(graceMs);
       auth.close();
       await db.destroy();

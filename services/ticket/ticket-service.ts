@@ -9,8 +9,9 @@ import {
   type UpdateTicketRequest,
 } from '../../lib/gen/ticketing/v1/ticket.js';
 import { defaultsOf } from '../../lib/fields/kinds.js';
-import { TICKET, TICKET_FIELDS } from '../../lib/fields/ticket.js';
+import { holdsStock, TICKET, TICKET_FIELDS } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
+import { stockConflict } from '../../lib/stock-conflicts.js';
 import { newGuid } from '../../lib/ids.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize, ticketListKey } from './domain/paging.js';
@@ -126,6 +127,7 @@ export class TicketService {
     await retryWrite('ticket', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
+      if (holdsStock(current)) throw stockConflict('stock_held');
       return (await this.tickets.softDelete(caller.companyIds, current.guid, { now: new Date(), version })) || undefined;
     });
   }

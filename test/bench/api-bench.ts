@@ -6,7 +6,8 @@
  *   TEST_BACKEND=mysql TEST_MYSQL_URL=mysql://root@127.0.0.1:3306/test \
  *     TEST_REDIS_URL=redis://127.0.0.1:6379 npm run bench
  *
- * BENCH_SCALE (default 1) multiplies the request counts.
+ * BENCH_SCALE (default 1) multiplies the request counts. After the paths, the on-sale rush
+ * (rush-bench.ts; RUSH_STOCK, RUSH_BUYERS); BENCH_RUSH=only runs just the rush, BENCH_RUSH=0 skips it.
  */
 import { performance } from 'node:perf_hooks';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -14,8 +15,10 @@ import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
 import { callUnary } from '../../lib/grpc/client.js';
 import { bearer, request, signUpAndLogin } from '../support/http.js';
 import { startTestStack } from '../support/stack.js';
+import { runRush } from './rush-bench.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
+const rushMode = process.env.BENCH_RUSH ?? '1';
 
 interface Figures {
   name: string;
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
   const stack = await startTestStack();
   try {
     const account = await signUpAndLogin(stack);
+    if (rushMode === 'only') return await runRush(stack, account.accessToken);
     const auth = bearer(account.accessToken);
     const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: auth, json: { name: 'Bench' } });
     const eventGuid = event.body.guid as string;
@@ -124,6 +128,7 @@ async function main(): Promise<void> {
 
     console.log(`\nbackend: ${stack.backend}; node ${process.version}; everything on one machine over loopback\n`);
     report(results);
+    if (rushMode !== '0') await runRush(stack, account.accessToken);
   } finally {
     await stack.stop();
   }

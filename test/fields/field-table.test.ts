@@ -10,14 +10,18 @@ import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { EVENT } from '../../lib/fields/event.js';
 import { columnOf, storedFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
 import { protoRoot } from '../../lib/grpc/reflection.js';
 import { withMigratedDatabase } from './database.js';
 
-const resources: Array<{ resource: Resource; message: string; file: string; table: string; database: 'auth' | 'ticket'; storeOnly: string[]; primaryKey?: string }> = [
+/** `table` is absent for a message that is a view of rows, not a table of its own (the scan answer). */
+const resources: Array<{ resource: Resource; message: string; file: string; table?: string; database: 'auth' | 'ticket'; storeOnly: string[]; primaryKey?: string }> = [
   { resource: TICKET, message: 'ticketing.v1.Ticket', file: 'ticketing/v1/ticket.proto', table: 'tickets', database: 'ticket', storeOnly: ['id', 'version'] },
   { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
+  { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id'] },
+  { resource: SCAN, message: 'ticketing.v1.Scan', file: 'ticketing/v1/reservation.proto', database: 'ticket', storeOnly: [] },
   { resource: USER, message: 'auth.v1.User', file: 'auth/v1/auth.proto', table: 'users', database: 'auth', storeOnly: ['password_hash'], primaryKey: 'guid' },
 ];
 
@@ -40,6 +44,7 @@ const PROTO_TYPE: Record<FieldDef['kind']['type'], string> = {
   boolean: 'bool',
   timestamp: 'google.protobuf.Timestamp',
   enum: 'enum',
+  'text-list': 'string',
 };
 
 function protoType(field: protobuf.Field): string {
@@ -79,6 +84,7 @@ describe.each(resources)('$message', ({ resource, message, table, database, stor
     const field = type.fields[name]!;
     expect(field, name).toBeDefined();
     expect(protoType(field), name).toBe(PROTO_TYPE[def.kind.type]);
+    expect(field.repeated, `${name} repeated`).toBe(def.kind.type === 'text-list');
     if ((def.nullable && def.kind.type !== 'enum') || def.role === 'writable') expect(hasPresence(field), `${name} needs presence`).toBe(true);
     if (def.kind.type === 'enum') {
       const values = (field.resolvedType as protobuf.Enum).values;
@@ -92,9 +98,9 @@ describe.each(resources)('$message', ({ resource, message, table, database, stor
     expect(behaviors(type.fields[name]!)).toEqual(expectedBehaviors(def));
   });
 
-  it(`the ${table} table has a column for every stored field and no column without one, nullable alike`, async () => {
+  it.skipIf(!table)(`the ${table} table has a column for every stored field and no column without one, nullable alike`, async () => {
     await withMigratedDatabase(database, async (db) => {
-      const columns = await db(table).columnInfo();
+      const columns = await db(table!).columnInfo();
       const expected = [...storedFields(resource.fields).map((field) => columnOf(resource.fields, field)), ...storeOnly].sort();
       expect(Object.keys(columns).sort()).toEqual(expected);
       // SQLite lets a text primary key hold NULL unless it is declared NOT NULL; the key is never null anyway.

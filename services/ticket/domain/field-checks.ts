@@ -19,8 +19,8 @@ export function checkText(value: string, rule: { max?: number; notBlank?: boolea
   return undefined;
 }
 
-export function checkInteger(value: number, min: number): string | undefined {
-  if (!Number.isInteger(value) || value < min || value > INT32_MAX) return `must be a whole number from ${min} to ${INT32_MAX}`;
+export function checkInteger(value: number, min: number, max = INT32_MAX): string | undefined {
+  if (!Number.isInteger(value) || value < min || value > max) return `must be a whole number from ${min} to ${max}`;
   return undefined;
 }
 

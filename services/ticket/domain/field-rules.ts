@@ -21,7 +21,7 @@ export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
     case 'decimal':
       return checkDecimal(raw as string, kind);
     case 'integer':
-      return problem(checkInteger(raw as number, kind.min), raw as number);
+      return problem(checkInteger(raw as number, kind.min, kind.max), raw as number);
     case 'boolean':
       return { value: raw as boolean };
     case 'enum': {
@@ -30,5 +30,7 @@ export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
     }
     case 'timestamp':
       return problem(checkTimestamp(raw as Date), raw as Date);
+    case 'text-list':
+      return { value: raw as string[] };
   }
 }

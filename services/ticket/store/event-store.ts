@@ -2,6 +2,8 @@ import { isMysql, type Knex } from '../../../lib/db.js';
 import { EVENT_FIELDS } from '../../../lib/fields/event.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../domain/event-fields.js';
+import { stockConflict } from '../../../lib/stock-conflicts.js';
+import { ReservationStore } from './reservation-store.js';
 import type { ColumnGuard } from '../domain/order-rules.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 
@@ -65,7 +67,7 @@ export class EventStore {
     });
   }
 
-  /** Soft-deletes the event and its live tickets in one transaction. */
+  /** Soft-deletes the event and its live tickets in one transaction; refused while a ticket holds reserved or pending stock. */
   async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
     const deletedAt = dbTime(options.now);
     return this.db.transaction(async (trx) => {
@@ -73,6 +75,7 @@ export class EventStore {
       if (options.version !== undefined) query.where('version', options.version);
       const count = await query.update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       if (count === 0) return false;
+      if (await new ReservationStore(trx).eventHoldsStock(trx, guid, options.now)) throw stockConflict('stock_held');
       await visibleTo(trx('tickets'), companyIds).where('event_id', guid).update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       return true;
     });

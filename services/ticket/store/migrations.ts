@@ -1,4 +1,5 @@
 import { isMysql, utf8mb4, type Knex } from '../../../lib/db.js';
+import { reservationsMigration } from './reservation-migration.js';
 
 /**
  * The ticket database: events, their tickets, and the remembered results of idempotent
@@ -95,4 +96,5 @@ const initial: Knex.Migration = {
 
 export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261123_001_events_tickets': initial,
+  '20261124_001_reservations': reservationsMigration,
 };

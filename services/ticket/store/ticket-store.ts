@@ -7,7 +7,8 @@ import type { UpdateOptions, WriteOptions } from './event-store.js';
 
 type Raw = Record<string, unknown>;
 
-function toRecord(row: Raw): TicketRecord {
+/** A tickets row as its record (the stock moves read it too). */
+export function toRecord(row: Raw): TicketRecord {
   return { ...valuesFromRow<Omit<TicketRecord, 'id' | 'version'>>(TICKET_FIELDS, row), id: Number(row.id), version: Number(row.version) };
 }
 
@@ -55,8 +56,9 @@ export class TicketStore {
     });
   }
 
+  /** Only while the ticket holds no reserved or pending stock (PRODUCT.md 9). */
   async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
-    const query = visibleTo(this.db('tickets'), companyIds).where('guid', guid);
+    const query = visibleTo(this.db('tickets'), companyIds).where('guid', guid).where('reserved_count', 0).where('pending_count', 0);
     if (options.version !== undefined) query.where('version', options.version);
     const count = await query.update({ deleted_at: dbTime(options.now), version: this.db.raw('version + 1') });
     return count > 0;

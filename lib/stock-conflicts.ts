@@ -1,0 +1,28 @@
+import { status } from '@grpc/grpc-js';
+import { RpcError } from './grpc/errors.js';
+
+/**
+ * The refusals of the stock moves (PRODUCT.md 9): each a 409 problem whose `code` member is
+ * the key below, and over gRPC the status here with the key as google.rpc.ErrorInfo reason.
+ * The one table both the ticket service and the gateway read.
+ */
+export const STOCK_CONFLICTS = {
+  insufficient_stock: { grpc: status.FAILED_PRECONDITION, message: 'Not enough stock left for this amount.' },
+  not_on_sale: { grpc: status.FAILED_PRECONDITION, message: 'The ticket is not on sale (closed by status_overrule or outside its sale window).' },
+  invalid_transition: { grpc: status.FAILED_PRECONDITION, message: 'This move is not possible from the reservation\'s current state.' },
+  reservation_expired: { grpc: status.FAILED_PRECONDITION, message: 'The reservation has expired; its stock was returned.' },
+  barcode_taken: { grpc: status.ALREADY_EXISTS, message: 'A barcode is already in use within this event.' },
+  already_scanned: { grpc: status.ALREADY_EXISTS, message: 'The barcode was already scanned.' },
+  stock_held: { grpc: status.FAILED_PRECONDITION, message: 'Reserved or pending stock exists; release or confirm it first.' },
+} as const;
+
+export type StockConflictCode = keyof typeof STOCK_CONFLICTS;
+
+export function isStockConflictCode(reason: string | undefined): reason is StockConflictCode {
+  return reason !== undefined && Object.hasOwn(STOCK_CONFLICTS, reason);
+}
+
+/** The error of a refused move; `metadata` travels in ErrorInfo and becomes members of the problem. */
+export function stockConflict(code: StockConflictCode, message: string = STOCK_CONFLICTS[code].message, metadata?: Record<string, string>): RpcError {
+  return new RpcError(STOCK_CONFLICTS[code].grpc, message, { reason: code, reasonMetadata: metadata });
+}

@@ -1,0 +1,288 @@
+import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
+import { storedFields } from '../../../lib/fields/kinds.js';
+import { LIVE_STATES, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
+import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
+import { holdsStock } from '../../../lib/fields/ticket.js';
+import type { ReservationRecord } from '../domain/reservation-fields.js';
+import type { TicketRecord } from '../domain/ticket-fields.js';
+import { toRecord as toStockTicket } from './ticket-store.js';
+import { dbTime } from './sql.js';
+
+type Raw = Record<string, unknown>;
+
+/** What a move needs of its ticket (the whole record), read under the ticket's row lock. */
+export type StockTicket = TicketRecord;
+
+function toReservation(row: Raw, barcodes: string[] = []): ReservationRecord {
+  return { ...valuesFromRow<Omit<ReservationRecord, 'id' | 'barcodes'>>(RESERVATION_FIELDS, row), barcodes, id: Number(row.id) };
+}
+
+/** The stored fields of a reservation as columns. */
+function reservationRow(values: Partial<ReservationRecord>): Raw {
+  const stored = storedFields(RESERVATION_FIELDS).filter((field) => values[field] !== undefined);
+  return rowFromValues(RESERVATION_FIELDS, Object.fromEntries(stored.map((field) => [field, values[field]])));
+}
+
+export interface NewReservation {
+  guid: string;
+  ticket: StockTicket;
+  amount: number;
+  /** How long it holds the stock. */
+  ttlSeconds: number;
+  now: Date;
+}
+
+const secondsFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+/** A new reservation of the ticket's stock, as it will be stored (its message is the creation answer). */
+export function newReservation({ guid, ticket, amount, ttlSeconds, now }: NewReservation): Omit<ReservationRecord, 'id'> {
+  return {
+    guid,
+    company_id: ticket.company_id,
+    event_id: ticket.event_id,
+    ticket_id: ticket.guid,
+    amount,
+    state: 'reserved',
+    expires_at: secondsFrom(now, ttlSeconds),
+    barcodes: [],
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Live reservations whose expiry has passed by `now` (the condition of every expiry). */
+function due<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {
+  return query.whereIn('state', [...LIVE_STATES]).where('expires_at', '<=', dbTime(now)) as Q;
+}
+
+/** The counter column a live state's amount is held in. */
+export const COUNTER: Record<ReservationState, 'reserved_count' | 'pending_count' | 'sold_count' | undefined> = {
+  reserved: 'reserved_count',
+  pending: 'pending_count',
+  confirmed: 'sold_count',
+  released: undefined,
+  expired: undefined,
+};
+
+export interface BarcodeRow {
+  id: number;
+  barcode: string;
+  ticket_id: string;
+  reservation_id: string;
+  scanned_at: Date | null;
+}
+
+/**
+ * All SQL of the stock moves. Every move runs in one transaction that first locks the
+ * ticket's row (SELECT ... FOR UPDATE on MySQL; SQLite serializes writers anyway), then
+ * expires the ticket's due reservations, then changes the reservation and the ticket's
+ * counters together. Lock order is always ticket, then reservations, then barcodes.
+ */
+export class ReservationStore {
+  constructor(private readonly db: Knex) {}
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** The ticket (live only unless `includeDeleted`), locked for the rest of the transaction. */
+  async lockTicket(trx: Knex, companyIds: readonly string[], guid: string, options: { includeDeleted?: boolean } = {}): Promise<StockTicket | undefined> {
+    const query = trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first();
+    if (!options.includeDeleted) query.whereNull('deleted_at');
+    if (isMysql(trx)) query.forUpdate();
+    const row = await query;
+    return row ? toStockTicket(row as Raw) : undefined;
+  }
+
+  async findTicket(companyIds: readonly string[], guid: string): Promise<StockTicket | undefined> {
+    const row = await this.db('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).whereNull('deleted_at').first();
+    return row ? toStockTicket(row as Raw) : undefined;
+  }
+
+  /**
+   * Inside a transaction holding the ticket's lock: every reserved or pending reservation of
+   * the ticket whose expires_at has passed becomes expired and its amount leaves the
+   * counters. Updates `ticket` in place; returns how many expired.
+   */
+  async expireDue(trx: Knex, ticket: StockTicket, now: Date): Promise<number> {
+    // The counters equal the sums of the live reservations: none held, none to expire.
+    if (!holdsStock(ticket)) return 0;
+    const due = (await this.dueOf(trx, ticket.guid, now).select('id', 'state', 'amount')) as Raw[];
+    if (due.length === 0) return 0;
+    const freed = { reserved_count: 0, pending_count: 0 };
+    for (const row of due) freed[COUNTER[row.state as ReservationState] as keyof typeof freed] += Number(row.amount);
+    await trx('reservations')
+      .whereIn('id', due.map((row) => Number(row.id)))
+      .update(reservationRow({ state: 'expired', updated_at: now }));
+    await trx('tickets')
+      .where('id', ticket.id)
+      .update({
+        reserved_count: trx.raw('reserved_count - ?', [freed.reserved_count]),
+        pending_count: trx.raw('pending_count - ?', [freed.pending_count]),
+        version: trx.raw('version + 1'),
+      });
+    ticket.reserved_count -= freed.reserved_count;
+    ticket.pending_count -= freed.pending_count;
+    return due.length;
+  }
+
+  private dueOf(db: Knex, ticketGuid: string, now: Date) {
+    return due(db('reservations').where('ticket_id', ticketGuid), now);
+  }
+
+  /** Of these tickets, those with a due reservation (one indexed query). */
+  async ticketsWithDue(ticketGuids: readonly string[], now: Date): Promise<string[]> {
+    if (ticketGuids.length === 0) return [];
+    const rows = (await due(this.db('reservations').whereIn('ticket_id', [...ticketGuids]), now).distinct('ticket_id')) as Raw[];
+    return rows.map((row) => row.ticket_id as string);
+  }
+
+  /** Any tickets with a due reservation, for the sweeper. */
+  async anyTicketsWithDue(now: Date, limit: number): Promise<string[]> {
+    const rows = (await due(this.db('reservations'), now).distinct('ticket_id').limit(limit)) as Raw[];
+    return rows.map((row) => row.ticket_id as string);
+  }
+
+  /** Expires the due reservations of one ticket in a transaction of its own; how many expired. */
+  async settle(ticketGuid: string, now: Date = new Date()): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const query = trx('tickets').where('guid', ticketGuid).first();
+      if (isMysql(trx)) query.forUpdate();
+      const row = await query;
+      return row ? this.expireDue(trx, toStockTicket(row as Raw), now) : 0;
+    });
+  }
+
+  /**
+   * Takes `amount` from the ticket's stock: one conditional UPDATE that cannot take stock
+   * that is not there. False when there is not enough.
+   */
+  async take(trx: Knex, ticket: StockTicket, amount: number): Promise<boolean> {
+    const count = await trx('tickets')
+      .where('id', ticket.id)
+      .whereRaw('available_stock - availability_margin - sold_count - reserved_count - pending_count >= ?', [amount])
+      .update({ reserved_count: trx.raw('reserved_count + ?', [amount]), version: trx.raw('version + 1') });
+    return count === 1;
+  }
+
+  /** Moves `amount` between two counters of the ticket (or out of one, to nothing). */
+  async moveCounters(trx: Knex, ticket: StockTicket, amount: number, from: ReservationState, to: ReservationState): Promise<void> {
+    const set: Record<string, Knex.Raw> = { version: trx.raw('version + 1') };
+    const source = COUNTER[from];
+    const target = COUNTER[to];
+    if (source) set[source] = trx.raw(`${source} - ?`, [amount]);
+    if (target) set[target] = trx.raw(`${target} + ?`, [amount]);
+    await trx('tickets').where('id', ticket.id).update(set);
+  }
+
+  async insert(trx: Knex, record: Omit<ReservationRecord, 'id'>): Promise<void> {
+    await trx('reservations').insert(reservationRow(record));
+  }
+
+  /** One reservation with its barcodes; `trx` to read it inside a move. */
+  async find(companyIds: readonly string[], guid: string, db: Knex = this.db): Promise<ReservationRecord | undefined> {
+    const row = (await db('reservations').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Raw | undefined;
+    if (!row) return undefined;
+    return (await this.withBarcodes([row], db))[0];
+  }
+
+  /** The next `limit` reservations of a ticket after id `afterId`, in creation order. */
+  async list(ticketGuid: string, state: ReservationState | undefined, afterId: number, limit: number): Promise<ReservationRecord[]> {
+    const query = this.db('reservations').where('ticket_id', ticketGuid).where('id', '>', afterId);
+    if (state) query.where('state', state);
+    return this.withBarcodes((await query.orderBy('id').limit(limit)) as Raw[], this.db);
+  }
+
+  private async withBarcodes(rows: Raw[], db: Knex): Promise<ReservationRecord[]> {
+    const confirmed = rows.filter((row) => row.state === 'confirmed').map((row) => row.guid as string);
+    const codes = new Map<string, string[]>();
+    if (confirmed.length) {
+      const barcodeRows = (await db('barcodes').whereIn('reservation_id', confirmed).orderBy('id').select('reservation_id', 'barcode')) as Raw[];
+      for (const row of barcodeRows) {
+        const list = codes.get(row.reservation_id as string) ?? [];
+        list.push(row.barcode as string);
+        codes.set(row.reservation_id as string, list);
+      }
+    }
+    return rows.map((row) => toReservation(row, codes.get(row.guid as string)));
+  }
+
+  /**
+   * Moves a reservation still in state `from` to `to`: a live state holds the stock for
+   * `ttlSeconds` from now, any other holds nothing. False when it is no longer in `from`.
+   */
+  async changeState(trx: Knex, guid: string, from: ReservationState, to: ReservationState, ttlSeconds: number | null, now: Date): Promise<boolean> {
+    const expiresAt = ttlSeconds === null ? null : secondsFrom(now, ttlSeconds);
+    const count = await trx('reservations')
+      .where('guid', guid)
+      .where('state', from)
+      .update(reservationRow({ state: to, expires_at: expiresAt, updated_at: now }));
+    return count === 1;
+  }
+
+  /** Issues barcodes; a unique violation (a code taken within the event) aborts the transaction. */
+  async insertBarcodes(trx: Knex, reservation: ReservationRecord, barcodes: readonly string[], now: Date): Promise<void> {
+    if (barcodes.length === 0) return;
+    const rows = barcodes.map((barcode) => ({
+      company_id: reservation.company_id,
+      event_id: reservation.event_id,
+      ticket_id: reservation.ticket_id,
+      reservation_id: reservation.guid,
+      barcode,
+      scanned_at: null,
+      created_at: dbTime(now),
+    }));
+    for (let i = 0; i < rows.length; i += 500) await trx('barcodes').insert(rows.slice(i, i + 500));
+  }
+
+  /** A barcode of a live event in the caller's companies. */
+  async findBarcode(companyIds: readonly string[], eventGuid: string, barcode: string, db: Knex = this.db): Promise<BarcodeRow | undefined> {
+    const row = (await db('barcodes')
+      .join('events', 'events.guid', 'barcodes.event_id')
+      .whereIn('barcodes.company_id', [...companyIds])
+      .where('barcodes.event_id', eventGuid)
+      .where('barcodes.barcode', barcode)
+      .whereNull('events.deleted_at')
+      .first('barcodes.id', 'barcodes.barcode', 'barcodes.ticket_id', 'barcodes.reservation_id', 'barcodes.scanned_at')) as Raw | undefined;
+    if (!row) return undefined;
+    return {
+      id: Number(row.id),
+      barcode: row.barcode as string,
+      ticket_id: row.ticket_id as string,
+      reservation_id: row.reservation_id as string,
+      scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
+    };
+  }
+
+  /**
+   * Admits a barcode once: the barcode's scanned_at is set only while it is unset, and the
+   * ticket's scanned_count only rises while it is below sold_count. False when already scanned.
+   */
+  async scan(trx: Knex, barcode: BarcodeRow, ticket: StockTicket, now: Date): Promise<boolean> {
+    const marked = await trx('barcodes').where('id', barcode.id).whereNull('scanned_at').update({ scanned_at: dbTime(now) });
+    if (marked !== 1) return false;
+    const counted = await trx('tickets')
+      .where('id', ticket.id)
+      .whereRaw('scanned_count < sold_count')
+      .update({ scanned_count: trx.raw('scanned_count + 1'), version: trx.raw('version + 1') });
+    if (counted !== 1) throw new Error('scanned_count would exceed sold_count');
+    return true;
+  }
+
+  /**
+   * Inside the transaction deleting an event: locks the event's live tickets, expires their
+   * due reservations, and says whether any still holds reserved or pending stock.
+   */
+  async eventHoldsStock(trx: Knex, eventGuid: string, now: Date): Promise<boolean> {
+    const query = trx('tickets').where('event_id', eventGuid).whereNull('deleted_at').select();
+    if (isMysql(trx)) query.forUpdate();
+    let held = false;
+    for (const row of (await query) as Raw[]) {
+      const ticket = toStockTicket(row);
+      if (!holdsStock(ticket)) continue;
+      await this.expireDue(trx, ticket, now);
+      if (holdsStock(ticket)) held = true;
+    }
+    return held;
+  }
+}

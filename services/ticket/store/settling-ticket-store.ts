@@ -1,0 +1,34 @@
+import type { Knex } from '../../../lib/db.js';
+import { holdsStock } from '../../../lib/fields/ticket.js';
+import type { TicketRecord } from '../domain/ticket-fields.js';
+import { TicketStore } from './ticket-store.js';
+
+type SettleDue = (ticketGuids: readonly string[]) => Promise<boolean>;
+
+/**
+ * Ticket reads that are exact about expiry: before a ticket that holds reserved or pending
+ * stock is returned, its due reservations are expired (persisted, in the same transaction
+ * shape as every move), so a read never counts a reservation whose time is up,
+ * whether or not the sweeper has run.
+ */
+export class SettlingTicketStore extends TicketStore {
+  constructor(
+    db: Knex,
+    private readonly settleDue: SettleDue,
+  ) {
+    super(db);
+  }
+
+  override async find(companyIds: readonly string[], guid: string): Promise<TicketRecord | undefined> {
+    const ticket = await super.find(companyIds, guid);
+    if (ticket && holdsStock(ticket) && (await this.settleDue([ticket.guid]))) return super.find(companyIds, guid);
+    return ticket;
+  }
+
+  override async list(companyIds: readonly string[], eventId: string | undefined, afterId: number, limit: number): Promise<TicketRecord[]> {
+    const tickets = await super.list(companyIds, eventId, afterId, limit);
+    const holding = tickets.filter(holdsStock).map((ticket) => ticket.guid);
+    if (holding.length && (await this.settleDue(holding))) return super.list(companyIds, eventId, afterId, limit);
+    return tickets;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Expiry is kept in the database, not in memory: a reservation made before a restart
+ * expires after it, and the background sweeper persists the expiry with no read at all.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/logger.js';
+import { startStack } from '../../services/stack.js';
+import { request, signUpAndLogin } from '../support/http.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+import { auth, newTicket, reserve, ticketDatabase, type Seller } from './helpers.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000' });
+});
+
+afterAll(async () => stack?.stop());
+
+describe('expiry across a restart', () => {
+  it('the restarted service\'s sweeper expires a reservation made before the restart; its stock is reservable again', async () => {
+    const who: Seller = { stack, token: (await signUpAndLogin(stack)).accessToken };
+    const { guid } = await newTicket(who, { available_stock: 3 });
+    const reservation = (await reserve(who, guid, { amount: 3, ttl_seconds: 1 })).body;
+    await stack.running.shutdown(2000);
+
+    // The same databases and secrets; a sweeper every 200 ms.
+    const restarted = await startStack(loadConfig({ ...stack.env, STOCK_SWEEP_INTERVAL_MS: '200' }), createLogger('restarted', 'silent'));
+    const db = ticketDatabase(stack);
+    try {
+      const stored = async () => ({
+        reserved: Number((await db('tickets').where('guid', guid).first('reserved_count')).reserved_count),
+        state: (await db('reservations').where('guid', reservation.guid).first('state')).state as string,
+      });
+      expect(await stored()).toEqual({ reserved: 3, state: 'reserved' });
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(reservation.expires_at) - Date.now()) + 1500));
+      // Nothing has read the ticket or the reservation since the restart: this is the sweeper's work.
+      expect(await stored()).toEqual({ reserved: 0, state: 'expired' });
+
+      const again = await request(`http://127.0.0.1:${restarted.gatewayPort}/ticket/${guid}/reservations`, { method: 'POST', headers: auth(who), json: { amount: 3 } });
+      expect(again.status, again.text).toBe(201);
+    } finally {
+      await db.destroy();
+      await restarted.shutdown(2000);
+    }
+  });
+});

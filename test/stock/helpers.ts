@@ -1,0 +1,204 @@
+/**
+ * Helpers of the stock-moves suite (PRODUCT.md 9): a ticket to sell, the gRPC client of
+ * ReservationService, REST calls of the same moves, and the invariant every concurrent
+ * test ends with.
+ */
+import { randomUUID } from 'node:crypto';
+import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { expect } from 'vitest';
+import { loadConfig } from '../../lib/config.js';
+import type { Knex } from '../../lib/db.js';
+import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import { readErrorDetails } from '../../lib/grpc/errors.js';
+import { openTicketDatabase } from '../../services/ticket/server.js';
+import { bearer, request, type JsonResponse } from '../support/http.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
+import { signUpAndLogin } from '../support/http.js';
+
+export const RESERVATION_KEYS = ['amount', 'barcodes', 'company_id', 'created_at', 'event_id', 'expires_at', 'guid', 'state', 'ticket_id', 'updated_at'];
+
+export interface Seller {
+  stack: TestStack;
+  token: string;
+}
+
+export const auth = (who: Seller, extra: Record<string, string> = {}) => bearer(who.token, extra);
+
+export async function newEvent(who: Seller, name = 'Stock event'): Promise<string> {
+  const res = await request(`${who.stack.baseUrl}/event`, { method: 'POST', headers: auth(who), json: { name } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.guid as string;
+}
+
+/** A ticket on sale with `available_stock` (and any other fields). */
+export async function newTicket(who: Seller, fields: Record<string, unknown> = {}, eventGuid?: string): Promise<{ guid: string; eventGuid: string }> {
+  const event = eventGuid ?? (await newEvent(who));
+  const res = await request(`${who.stack.baseUrl}/event/${event}/ticket`, {
+    method: 'POST',
+    headers: auth(who),
+    json: { name: 'Stock ticket', vat_percentage: 21, available_stock: 50, ...fields },
+  });
+  expect(res.status, res.text).toBe(201);
+  return { guid: res.body.guid as string, eventGuid: event };
+}
+
+export async function readTicket(who: Seller, guid: string): Promise<any> {
+  const res = await request(`${who.stack.baseUrl}/ticket/${guid}`, { headers: auth(who) });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+// --- REST -----------------------------------------------------------------------------
+
+export function reserve(who: Seller, ticketGuid: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations`, { method: 'POST', headers: auth(who, headers), json: body });
+}
+
+export function moveRest(who: Seller, reservationGuid: string, move: 'pending' | 'confirm' | 'release', body?: Record<string, unknown>): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/reservation/${reservationGuid}/${move}`, { method: 'POST', headers: auth(who), ...(body ? { json: body } : {}) });
+}
+
+export function scanRest(who: Seller, eventGuid: string, barcode: string): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/event/${eventGuid}/scans`, { method: 'POST', headers: auth(who), json: { barcode } });
+}
+
+export async function listReservations(who: Seller, ticketGuid: string, query = ''): Promise<any[]> {
+  const res = await request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations${query}`, { headers: auth(who) });
+  expect(res.status, res.text).toBe(200);
+  return res.body as any[];
+}
+
+/** A 409 problem with this machine-readable code. */
+export function expectConflict(res: JsonResponse, code: string): void {
+  expect(res.status, res.text).toBe(409);
+  expect(res.headers.get('content-type') ?? '').toMatch(/^application\/problem\+json/);
+  expect(res.body.code, res.text).toBe(code);
+  expect(res.body.status).toBe(409);
+  expect(typeof res.body.detail).toBe('string');
+}
+
+// --- gRPC -----------------------------------------------------------------------------
+
+export function grpcClient(stack: TestStack): ReservationServiceClient {
+  return new ReservationServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
+}
+
+export function meta(token: string, companies: string[] = []): Metadata {
+  const md = new Metadata();
+  md.set('authorization', `Bearer ${token}`);
+  for (const company of companies) md.add('company', company);
+  return md;
+}
+
+type Unary<Req, Res> = (req: Req, md: Metadata, options: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => ClientUnaryCall;
+
+export function grpcCall<Req, Res>(method: Unary<Req, Res>, req: Req, md: Metadata): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method(req, md, { deadline: Date.now() + 30_000 }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+export async function grpcFailure(promise: Promise<unknown>): Promise<ServiceError & { reason?: string }> {
+  try {
+    await promise;
+  } catch (err) {
+    const e = err as ServiceError;
+    return Object.assign(e, { reason: readErrorDetails(e).reason });
+  }
+  throw new Error('expected the call to fail');
+}
+
+// --- a careful client under load ----------------------------------------------------------
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ATTEMPTS = 5;
+
+/**
+ * What a careful client does with 503 / UNAVAILABLE (the service did nothing: its auth check
+ * or its database did not answer in time, which a loaded test machine provokes): the same
+ * request again, shortly. Reservations carry an Idempotency-Key, so a retry can never take
+ * stock twice, and may also be retried after a 504 (the first attempt may have gone through).
+ */
+export async function restPatiently(send: () => Promise<JsonResponse>, retryOn: readonly number[] = [503]): Promise<JsonResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    if (!retryOn.includes(res.status) || attempt === ATTEMPTS) return res;
+    await pause(200 * attempt);
+  }
+}
+
+export async function grpcPatiently<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if ((err as ServiceError).code !== status.UNAVAILABLE || attempt === ATTEMPTS) throw err;
+    }
+    await pause(200 * attempt);
+  }
+}
+
+/** A reservation as a careful shop makes it under load: with its own Idempotency-Key, retried on 503. */
+export function reservePatiently(who: Seller, ticketGuid: string, body: Record<string, unknown>): Promise<JsonResponse> {
+  const key = { 'Idempotency-Key': randomUUID() };
+  return restPatiently(() => reserve(who, ticketGuid, body, key), [503, 504]);
+}
+
+// --- invariant ------------------------------------------------------------------------
+
+/** The stack's own ticket database, read directly (SQLite file or MySQL database). */
+export function ticketDatabase(stack: TestStack): Knex {
+  return openTicketDatabase(loadConfig(stack.env));
+}
+
+/**
+ * After every concurrent test: in the database itself, each counter equals the sum of the
+ * reservations in its state, nothing is negative, and sold + reserved + pending never
+ * exceeds available_stock - availability_margin. Through the API too (reads settle expiry).
+ */
+export async function expectInvariant(who: Seller, db: Knex, ticketGuid: string): Promise<{ sold: number; reserved: number; pending: number }> {
+  const ticket = (await db('tickets').where('guid', ticketGuid).first()) as Record<string, unknown>;
+  const sums = (await db('reservations').where('ticket_id', ticketGuid).groupBy('state').select('state').sum({ total: 'amount' })) as Array<{ state: string; total: unknown }>;
+  const sum = (state: string) => Number(sums.find((s) => s.state === state)?.total ?? 0);
+  const counters = { sold: Number(ticket.sold_count), reserved: Number(ticket.reserved_count), pending: Number(ticket.pending_count) };
+  expect(counters).toEqual({ sold: sum('confirmed'), reserved: sum('reserved'), pending: sum('pending') });
+  for (const value of [...Object.values(counters), Number(ticket.scanned_count)]) expect(value).toBeGreaterThanOrEqual(0);
+  expect(Number(ticket.scanned_count)).toBeLessThanOrEqual(counters.sold);
+  expect(counters.sold + counters.reserved + counters.pending).toBeLessThanOrEqual(Number(ticket.available_stock) - Number(ticket.availability_margin));
+
+  // A reservation may expire between two reads: compare a list with a ticket read that did not change around it.
+  const countersOf = (t: any) => ({ sold: t.sold_count, reserved: t.reserved_count, pending: t.pending_count });
+  for (let attempt = 1; ; attempt++) {
+    const before = countersOf(await readTicket(who, ticketGuid));
+    const listed = await listReservations(who, ticketGuid);
+    const after = countersOf(await readTicket(who, ticketGuid));
+    if (JSON.stringify(before) !== JSON.stringify(after) && attempt < ATTEMPTS) continue;
+    const listedSum = (state: string) => listed.filter((r) => r.state === state).reduce((total, r) => total + (r.amount as number), 0);
+    expect(after).toEqual({ sold: listedSum('confirmed'), reserved: listedSum('reserved'), pending: listedSum('pending') });
+    return counters;
+  }
+}
+
+export interface StockSuite {
+  stack: TestStack;
+  who: Seller;
+  /** The stack's ticket database, for the invariant. */
+  db: Knex;
+  stop(): Promise<void>;
+}
+
+/** A stack with one seller; the sweeper is kept out of the way, so expiry must be exact without it. */
+export async function startStockSuite(): Promise<StockSuite> {
+  const stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000' });
+  const account = await signUpAndLogin(stack);
+  const db = ticketDatabase(stack);
+  return {
+    stack,
+    who: { stack, token: account.accessToken },
+    db,
+    async stop() {
+      await db.destroy();
+      await stack.stop();
+    },
+  };
+}
