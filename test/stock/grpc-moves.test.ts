@@ -41,7 +41,8 @@ const reservePatiently = (ticket_id: string, amount: number, ttl_seconds?: numbe
   return grpcPatiently(() => reserveTicket(ticket_id, amount, ttl_seconds, requestId));
 };
 
-describe('ReservationService over gRPC', () => {
+// The rush tests make hundreds of concurrent calls: a longer limit than the default.
+describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
   it('runs the whole life: reserve, get, list, pending, confirm with generated barcodes, scan', async () => {
     const { guid, eventGuid } = await newTicket(who, { available_stock: 10 });
     const reserved = await reserveTicket(guid, 3);

@@ -20,7 +20,8 @@ afterAll(async () => {
   await suite?.stop();
 });
 
-describe('the rush over REST', () => {
+// Hundreds of concurrent moves: slow on a loaded 2-core machine, so a longer limit than the default.
+describe('the rush over REST', { timeout: 120_000 }, () => {
   it('200 concurrent reservations of 1 against 50 in stock: exactly 50 201s and 150 409 insufficient_stock', async () => {
     const { guid } = await newTicket(who, { available_stock: 50 });
     const results = await Promise.all(Array.from({ length: 200 }, () => reservePatiently(who, guid, { amount: 1 })));
