@@ -56,8 +56,8 @@ function ruleSchema(def: FieldDef): Schema {
       const schema: Schema = {
         type: 'string',
         ...(kind.type === 'text' && kind.format ? { format: kind.format } : {}),
-        ...(minLength !== undefined ? { minLength } : {}),
         ...(kind.type === 'text' ? { maxLength: kind.max } : {}),
+        ...(minLength !== undefined ? { minLength } : {}),
         ...(def.writeOnly ? { writeOnly: true } : {}),
       };
       return described(def.nullable ? nullable(schema) : schema);

@@ -30,8 +30,8 @@ export const USER: Resource<typeof USER_FIELDS> = { noun: 'user', fields: USER_F
  */
 export const SIGN_UP_FIELDS = {
   name: { ...USER_FIELDS.name, role: 'writable', required: true },
-  email: { ...USER_FIELDS.email, role: 'writable', required: true, description: 'E-mail address: the login name (stored lower-cased).' },
-  password: { kind: { type: 'text', min: 8, max: 1024 }, nullable: false, role: 'writable', required: true, writeOnly: true, description: 'The password of the token endpoint\'s password grant; never returned.' },
+  email: { ...USER_FIELDS.email, role: 'writable', required: true },
+  password: { kind: { type: 'text', min: 8, max: 1024 }, nullable: false, role: 'writable', required: true, writeOnly: true, description: 'Used with the e-mail address in the password grant; never returned.' },
   company_name: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', description: 'Name of the new company; the user name when absent.' },
   phone: { ...USER_FIELDS.phone, role: 'writable', description: 'Phone number.' },
 } as const satisfies Record<string, FieldDef>;
