@@ -1,7 +1,7 @@
 import { EVENT } from '../../lib/fields/event.js';
 import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
-import { USER } from '../../lib/fields/user.js';
+import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 
@@ -57,7 +57,14 @@ function ruleSchema(def: FieldDef): Schema {
   switch (kind.type) {
     case 'guid':
     case 'text': {
-      const schema: Schema = { type: 'string', ...(kind.type === 'text' ? { maxLength: kind.max } : {}), ...(kind.type === 'text' && kind.notBlank ? { minLength: 1 } : {}) };
+      const minLength = kind.type === 'text' ? (kind.min ?? (kind.notBlank ? 1 : undefined)) : undefined;
+      const schema: Schema = {
+        type: 'string',
+        ...(kind.type === 'text' && kind.format ? { format: kind.format } : {}),
+        ...(kind.type === 'text' ? { maxLength: kind.max } : {}),
+        ...(minLength !== undefined ? { minLength } : {}),
+        ...(def.writeOnly ? { writeOnly: true } : {}),
+      };
       return described(def.nullable ? nullable(schema) : schema);
     }
     case 'decimal':
@@ -121,6 +128,12 @@ function inputSchema(resource: Resource, creation: boolean, description: string)
   return { type: 'object', description, properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
+/** A request body that is not a resource (sign-up): its fields by their rules; keys it lacks are ignored. */
+function requestSchema(resource: Resource, description: string): Schema {
+  const properties = Object.fromEntries(Object.entries(resource.fields).map(([field, def]) => [field, ruleSchema(def)]));
+  return { type: 'object', description, required: requiredFields(resource.fields), properties };
+}
+
 function apiClientField(field: string): Schema {
   if (field === 'client_id') return GUID;
   if (field === 'company_ids') return { type: 'array', items: GUID };
@@ -162,17 +175,7 @@ export function componentSchemas(): Record<string, Schema> {
     TicketCreated: creationSchema(TICKET, 'The creation response: exactly these 18 fields; status is null.'),
     Event: resourceSchema(EVENT, 'An event.'),
     User: resourceSchema(USER, 'The user: the signed-up or the token\'s own.'),
-    SignUp: {
-      type: 'object',
-      required: ['name', 'email', 'password'],
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 255, description: USER.fields.name.description },
-        email: { type: 'string', format: 'email', maxLength: 320, description: USER.fields.email.description },
-        password: { type: 'string', minLength: 8, maxLength: 1024, writeOnly: true, description: 'At least 8 characters; used with the e-mail address in the password grant.' },
-        company_name: { type: 'string', maxLength: 255, description: 'Name of the new company; the user name when absent.' },
-        phone: { type: 'string', maxLength: 64, description: USER.fields.phone.description },
-      },
-    },
+    SignUp: requestSchema(SIGN_UP, 'A new user and its first company (which becomes its default_company_id). Other keys are ignored.'),
     Company: objectOf(['guid', 'name', 'created_at', 'updated_at'], (field) => (field === 'guid' ? GUID : field === 'name' ? { type: 'string' } : TIMESTAMP)),
     NewCompany: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },
     NewApiClient: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },

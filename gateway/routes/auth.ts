@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import type { IssueTokenRequest } from '../../lib/gen/auth/v1/auth.js';
+import { fieldNames, type FieldDef } from '../../lib/fields/kinds.js';
+import { SIGN_UP_FIELDS } from '../../lib/fields/user.js';
+import type { IssueTokenRequest, SignUpRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
 import { authBackend } from '../backends.js';
 import type { BackendClients } from '../clients.js';
@@ -10,20 +12,19 @@ import type { Caller } from '../request-context.js';
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const optionalStr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** A sign-up body as SignUpRequest, by lib/fields/user.ts: other keys are ignored; the service checks the values. */
+function signUpRequest(body: Record<string, unknown>): SignUpRequest {
+  const value = (field: string, def: FieldDef) => (def.required ? str(body[field]) : optionalStr(body[field]));
+  return Object.fromEntries(fieldNames(SIGN_UP_FIELDS).map((field) => [field, value(field, SIGN_UP_FIELDS[field])])) as unknown as SignUpRequest;
+}
+
 /** REST face of the auth service, mounted under {auth_url}. */
 export function authRoutes(clients: BackendClients, call: Caller): Router {
   const router = Router();
   const auth = authBackend(clients.auth, call);
 
   router.post('/users', async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const user = await auth.signUp(req, {
-      name: str(body.name),
-      email: str(body.email),
-      password: str(body.password),
-      company_name: optionalStr(body.company_name),
-      phone: optionalStr(body.phone),
-    });
+    const user = await auth.signUp(req, signUpRequest(req.body as Record<string, unknown>));
     res.status(201).json(userJson(user));
   });
 

@@ -10,7 +10,8 @@ export const INT32_MAX = 2_147_483_647;
 /** What a value is. Text-like kinds travel as strings; decimals as exact strings. */
 export type FieldKind =
   | { type: 'guid' }
-  | { type: 'text'; max: number; notBlank?: boolean; format?: 'email' }
+  /** `min` (a shortest length) is read by the sign-up rules only (services/auth/domain/sign-up-rules.ts). */
+  | { type: 'text'; max: number; min?: number; notBlank?: boolean; format?: 'email' }
   | { type: 'decimal'; min: string; max: string }
   | { type: 'integer'; min: number; max?: number }
   | { type: 'boolean' }
@@ -44,6 +45,8 @@ export interface FieldDef {
   column?: string;
   /** Not part of the JSON object (the etag travels as the ETag header). */
   notInJson?: boolean;
+  /** A secret a client sends and nothing returns (the sign-up password): taken verbatim, never trimmed. */
+  writeOnly?: boolean;
 }
 
 /** A resource's table: field name -> row, in the order of its JSON object. */

@@ -4,7 +4,7 @@ const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
 
 /**
- * The user object (spec 2.2). Sign-up takes its own body (SignUpRequest): no field is
+ * The user object (spec 2.2). Sign-up takes its own body (SIGN_UP_FIELDS below): no field is
  * writable through the user object itself.
  */
 export const USER_FIELDS = {
@@ -20,3 +20,20 @@ export const USER_FIELDS = {
 } as const satisfies Record<string, FieldDef>;
 
 export const USER: Resource<typeof USER_FIELDS> = { noun: 'user', fields: USER_FIELDS, orderRules: [] };
+
+/**
+ * The sign-up input (SignUpRequest, `POST {auth_url}/users`, `ticketing user create`): its
+ * own small table, in the order its problems are reported. The fields it shares with the user
+ * object take the user's rows, so their limits are written once; `password` becomes the
+ * stored hash and `company_name` names the first company (the user name when absent).
+ * Absent optional fields are null.
+ */
+export const SIGN_UP_FIELDS = {
+  name: { ...USER_FIELDS.name, role: 'writable', required: true },
+  email: { ...USER_FIELDS.email, role: 'writable', required: true },
+  password: { kind: { type: 'text', min: 8, max: 1024 }, nullable: false, role: 'writable', required: true, writeOnly: true, description: 'Used with the e-mail address in the password grant; never returned.' },
+  company_name: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', description: 'Name of the new company; the user name when absent.' },
+  phone: { ...USER_FIELDS.phone, role: 'writable', description: 'Phone number.' },
+} as const satisfies Record<string, FieldDef>;
+
+export const SIGN_UP: Resource<typeof SIGN_UP_FIELDS> = { noun: 'sign-up', fields: SIGN_UP_FIELDS, orderRules: [] };

@@ -1,16 +1,17 @@
 import { status } from '@grpc/grpc-js';
 import { isDependencyDown } from '../../lib/dependency-down.js';
 import { missingTokenError } from '../../lib/grpc/caller.js';
-import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
+import { RpcError } from '../../lib/grpc/errors.js';
 import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
-import { User, type ApiClient, type Company, type CreateApiClientResponse, type IssueTokenRequest, type IssueTokenResponse } from '../../lib/gen/auth/v1/auth.js';
+import { User, type ApiClient, type Company, type CreateApiClientResponse, type IssueTokenRequest, type IssueTokenResponse, type SignUpRequest } from '../../lib/gen/auth/v1/auth.js';
 import { toMessageFields } from '../../lib/fields/messages.js';
 import { USER_FIELDS } from '../../lib/fields/user.js';
 import type { AccessTokens } from './domain/access-tokens.js';
 import { effectiveCompanies, requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
 import type { RateLimiter } from './domain/rate-limiter.js';
+import { signUpValues } from './domain/sign-up-rules.js';
 import type { SessionCache } from './session-cache.js';
 import { DuplicateEmailError, type AuthStore, type CompanyRow, type UserRow } from './store/auth-store.js';
 
@@ -31,8 +32,6 @@ export interface Caller {
   expiresAt: Date;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** OAuth2 errors travel as ErrorInfo.reason so the gateway can answer with RFC 6749 bodies. */
 const oauthError = (code: status, reason: string, message: string, retryAfterSeconds?: number) =>
   new RpcError(code, message, { reason, retryAfterSeconds });
@@ -48,29 +47,14 @@ export class AuthService {
     private readonly settings: AuthSettings,
   ) {}
 
-  async signUp(input: { name: string; email: string; password: string; company_name?: string; phone?: string }): Promise<User> {
+  async signUp(input: SignUpRequest): Promise<User> {
     if (!this.settings.signupEnabled) throw new RpcError(status.PERMISSION_DENIED, 'Sign-up is disabled on this installation.');
-    const violations: FieldViolation[] = [];
-    const name = input.name.trim();
-    const email = input.email.trim().toLowerCase();
-    if (name.length < 1 || name.length > 255) violations.push({ field: 'name', description: 'must be 1 to 255 characters' });
-    if (!EMAIL.test(email) || email.length > 320) violations.push({ field: 'email', description: 'must be an e-mail address' });
-    if (input.password.length < 8) violations.push({ field: 'password', description: 'must be at least 8 characters' });
-    if (input.password.length > 1024) violations.push({ field: 'password', description: 'must be at most 1024 characters' });
-    const companyName = (input.company_name ?? '').trim() || name;
-    if (companyName.length > 255) violations.push({ field: 'company_name', description: 'must be at most 255 characters' });
-    const phone = input.phone?.trim() || null;
-    if (phone !== null && phone.length > 64) violations.push({ field: 'phone', description: 'must be at most 64 characters' });
+    // The first company is named after the user when no name is given (checked as its name).
+    const { values, violations } = signUpValues({ ...input, company_name: input.company_name?.trim() || input.name });
     if (violations.length) throw RpcError.invalidArgument(violations);
+    const { password, company_name, ...profile } = values;
     try {
-      const user = await this.store.createUserWithCompany({
-        whitelabelId: this.settings.whitelabelId,
-        name,
-        email,
-        phone,
-        passwordHash: await hashPassword(input.password),
-        companyName,
-      });
+      const user = await this.store.createUserWithCompany({ ...profile, whitelabel_id: this.settings.whitelabelId }, await hashPassword(password), company_name ?? profile.name);
       return toUser(user);
     } catch (err) {
       if (err instanceof DuplicateEmailError) throw new RpcError(status.ALREADY_EXISTS, 'A user with this e-mail address already exists.');

@@ -12,7 +12,7 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
   const clientAddress = clientAddressOf(internalKey);
   const caller = (call: ServerUnaryCall<unknown, unknown>) => service.authenticate(bearerToken(call.metadata), companyValues(call.metadata));
   return {
-    signUp: unary(logger, 'SignUp', (req) => service.signUp({ ...req, company_name: req.company_name, phone: req.phone })),
+    signUp: unary(logger, 'SignUp', (req) => service.signUp(req)),
     issueToken: unary(logger, 'IssueToken', (req, call) => service.issueToken(req, clientAddress(call))),
     revokeToken: unary(logger, 'RevokeToken', async (req) => {
       await service.revokeToken(req.token);

@@ -125,8 +125,8 @@ export function optionalString(values: OptionValues, name: string): string | und
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Field names of the auth service's validation errors, as the CLI's option names. */
-const FIELD_OPTIONS: Record<string, string> = { company_name: 'company-name', name: 'name', email: 'email', password: 'password', phone: 'phone' };
+/** The option that sets a field (company_name -> --company-name). */
+export const optionName = (field: string): string => field.replaceAll('_', '-');
 
 const GRPC_INVALID_ARGUMENT = 3;
 
@@ -134,7 +134,7 @@ const GRPC_INVALID_ARGUMENT = 3;
 export function describeRpcError(err: Pick<RpcError, 'code' | 'message' | 'details'>): string {
   const violations = err.details.fieldViolations ?? [];
   if (err.code === GRPC_INVALID_ARGUMENT && violations.length) {
-    return `invalid values: ${violations.map((v) => `--${FIELD_OPTIONS[v.field] ?? v.field} ${v.description}`).join('; ')}`;
+    return `invalid values: ${violations.map((v) => `--${optionName(v.field)} ${v.description}`).join('; ')}`;
   }
   return err.message.replace(/\.$/, '');
 }

@@ -1,11 +1,16 @@
 import { fromDbTime, isUniqueViolation, toDbTime, type Knex } from '../../../lib/db.js';
 import type { FieldRole, ValuesOf } from '../../../lib/fields/kinds.js';
-import { valuesFromRow } from '../../../lib/fields/rows.js';
+import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { USER_FIELDS } from '../../../lib/fields/user.js';
 import { newGuid } from '../../../lib/ids.js';
 
+type UserValues = ValuesOf<typeof USER_FIELDS, FieldRole>;
+
 /** A user: the fields of lib/fields/user.ts plus the password hash, which never leaves the service. */
-export type UserRow = ValuesOf<typeof USER_FIELDS, FieldRole> & { password_hash: string };
+export type UserRow = UserValues & { password_hash: string };
+
+/** The fields the service decides for a new user (the store adds the ids and the times). */
+export type NewUser = Partial<UserValues>;
 
 export interface CompanyRow {
   guid: string;
@@ -55,7 +60,7 @@ export class DuplicateEmailError extends Error {}
 
 type Raw = Record<string, unknown>;
 
-const toUser = (r: Raw): UserRow => ({ ...valuesFromRow<ValuesOf<typeof USER_FIELDS, FieldRole>>(USER_FIELDS, r), password_hash: r.password_hash as string });
+const toUser = (r: Raw): UserRow => ({ ...valuesFromRow<UserValues>(USER_FIELDS, r), password_hash: r.password_hash as string });
 
 const toCompany = (r: Raw): CompanyRow => ({
   guid: r.guid as string,
@@ -82,32 +87,20 @@ export class AuthStore {
     }
   }
 
-  /** Creates the user, its first company and the membership in one transaction. */
-  async createUserWithCompany(input: {
-    whitelabelId: string;
-    name: string;
-    email: string;
-    phone: string | null;
-    passwordHash: string;
-    companyName: string;
-  }): Promise<UserRow> {
+  /**
+   * Creates the user (the values the service decided), its first company and the membership
+   * in one transaction. The store adds the ids and times; the first company becomes the
+   * user's default company.
+   */
+  async createUserWithCompany(user: NewUser, passwordHash: string, companyName: string): Promise<UserRow> {
     const now = new Date();
     const companyId = newGuid();
     const userId = newGuid();
+    const stored: NewUser = { ...user, guid: userId, default_company_id: companyId, created_at: now, updated_at: now };
     try {
       await this.db.transaction(async (trx) => {
-        await trx('companies').insert({ guid: companyId, name: input.companyName, created_at: toDbTime(now), updated_at: toDbTime(now) });
-        await trx('users').insert({
-          guid: userId,
-          whitelabel_id: input.whitelabelId,
-          default_company_id: companyId,
-          name: input.name,
-          email: input.email.toLowerCase(),
-          phone: input.phone,
-          password_hash: input.passwordHash,
-          created_at: toDbTime(now),
-          updated_at: toDbTime(now),
-        });
+        await trx('companies').insert({ guid: companyId, name: companyName, created_at: toDbTime(now), updated_at: toDbTime(now) });
+        await trx('users').insert({ ...rowFromValues(USER_FIELDS, stored), password_hash: passwordHash });
         await trx('memberships').insert({ user_id: userId, company_id: companyId, created_at: toDbTime(now) });
       });
     } catch (err) {
