@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export interface ComposeService {
   image?: string;
   build?: unknown;
+  entrypoint?: string[] | string;
+  user?: string;
   command?: string[] | string;
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: Array<string | { target: number; published?: string | number; host_ip?: string }>;
@@ -124,4 +127,26 @@ export function serviceRunning(compose: ComposeFile, script: string): [string, C
   const found = Object.entries(compose.services).find(([, service]) => commandOf(service).includes(script));
   if (!found) throw new Error(`no compose service runs ${script}`);
   return found;
+}
+
+/** deploy/compose/secrets.sh: `ticketing-secrets` in the image (its entrypoint) and in the mysql container. */
+export const SECRETS_SCRIPT = path.join(ROOT, 'deploy/compose/secrets.sh');
+export const SECRET_NAMES = ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD'] as const;
+
+/** `ticketing-secrets init` as the init service runs it, with `dir` standing in for the secrets volume. */
+export function initSecrets(dir: string, env: Record<string, string>): string {
+  return execFileSync('sh', [SECRETS_SCRIPT, 'init'], { env: { PATH: process.env.PATH, ...env, TICKETING_SECRETS_DIR: dir }, encoding: 'utf8' });
+}
+
+/** The environment a container's command sees: `env` after the entrypoint `ticketing-secrets`, with the volume at `dir`. */
+export function afterEntrypoint(env: Record<string, string>, dir: string): Record<string, string> {
+  const printEnv = ['-e', 'process.stdout.write(JSON.stringify(process.env))'];
+  const out = execFileSync('sh', [SECRETS_SCRIPT, process.execPath, ...printEnv], {
+    env: { PATH: process.env.PATH, ...env, TICKETING_SECRETS_DIR: dir },
+    encoding: 'utf8',
+  });
+  const seen = JSON.parse(out) as Record<string, string>;
+  // What the shell adds on its own (PWD, SHLVL, ...) is not the service's environment; a secret it exported is.
+  const keys = new Set([...Object.keys(env), ...SECRET_NAMES.filter((name) => name in seen)]);
+  return Object.fromEntries([...keys].map((key) => [key, seen[key] ?? '']));
 }
