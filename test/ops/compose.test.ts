@@ -5,10 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../lib/config.js';
 import {
   afterEntrypoint,
+  containerArgv,
   commandOf,
   configKeys,
   exampleVariables,
   initSecrets,
+  initService,
   interpolate,
   portsOf,
   readCompose,
@@ -35,8 +37,8 @@ const compose = readCompose();
 const vars = exampleVariables();
 const secretsVolume = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
 afterAll(() => rmSync(secretsVolume, { recursive: true, force: true }));
-const [initName, init] = serviceRunning(compose, 'init');
-const firstInit = initSecrets(secretsVolume, serviceEnvironment(init, vars));
+const [initName, init] = initService(compose);
+const firstInit = initSecrets(secretsVolume, init, vars);
 const stored = (dir: string) => Object.fromEntries(SECRET_NAMES.map((name) => [name, readFileSync(path.join(dir, name), 'utf8')]));
 const generated = stored(secretsVolume);
 const SHUTDOWN_GRACE_SECONDS = 10;
@@ -344,14 +346,17 @@ describe('docker compose up with no .env: the secrets volume', () => {
     const [mysqlName, mysql] = mysqlEntry!;
     expect(mysql.entrypoint, `${mysqlName}: then the image's own entrypoint`).toEqual(['ticketing-secrets', 'docker-entrypoint.sh']);
     expect(mysql.volumes).toContain('./deploy/compose/secrets.sh:/usr/local/bin/ticketing-secrets:ro');
-    expect(commandOf(init)).toEqual(['ticketing-secrets', 'init']);
+    // Not behind the image's entrypoint: that would fill in the stored secrets first, and init would take them for .env's.
+    expect(init.entrypoint).toEqual(['ticketing-secrets', 'init']);
+    expect(containerArgv(init)).toEqual(['ticketing-secrets', 'init']);
+    expect(containerArgv(auth)).toEqual(['ticketing-secrets', 'node', ENTRYPOINTS.auth]);
   });
 
   it('generates the four secrets on the first start, each different, and keeps them on the next', () => {
     expect(inits(firstInit, 'generated')).toBe(SECRET_NAMES.length);
     for (const name of SECRET_NAMES) expect(generated[name], name).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(Object.values(generated)).size).toBe(SECRET_NAMES.length);
-    const again = initSecrets(secretsVolume, serviceEnvironment(init, vars));
+    const again = initSecrets(secretsVolume, init, vars);
     expect(inits(again, 'kept')).toBe(SECRET_NAMES.length);
     expect(stored(secretsVolume)).toEqual(generated);
     for (const name of SECRET_NAMES) expect(firstInit + again, 'secrets are never printed').not.toContain(generated[name]);
@@ -374,10 +379,10 @@ describe('docker compose up with no .env: the secrets volume', () => {
   it('.env overrides each secret, in the volume and in every service; the last value stays when it is removed again', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
     try {
-      initSecrets(dir, serviceEnvironment(init, vars));
+      initSecrets(dir, init, vars);
       const before = stored(dir);
       const dotEnv = { ...vars, AUTH_JWT_SECRET: 'a'.repeat(40), MYSQL_PASSWORD: 'chosen-by-the-operator' };
-      const output = initSecrets(dir, serviceEnvironment(init, dotEnv));
+      const output = initSecrets(dir, init, dotEnv);
       expect(inits(output, 'from .env')).toBe(2);
       expect(stored(dir)).toEqual({ ...before, AUTH_JWT_SECRET: dotEnv.AUTH_JWT_SECRET, MYSQL_PASSWORD: dotEnv.MYSQL_PASSWORD });
       for (const [name, service] of nodeServices) {
@@ -388,7 +393,7 @@ describe('docker compose up with no .env: the secrets volume', () => {
       }
       expect(envOf(mysqlEntry![1], dir, dotEnv).MYSQL_PASSWORD).toBe(dotEnv.MYSQL_PASSWORD);
       // Taken out of .env again: the stored value stays (tokens stay valid, MySQL keeps its password).
-      initSecrets(dir, serviceEnvironment(init, vars));
+      initSecrets(dir, init, vars);
       expect(stored(dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
       expect(configOf(auth, dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
     } finally {

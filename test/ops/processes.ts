@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort, waitFor } from '../support/redis-server.js';
 import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
 import { testBackend } from '../support/stack.js';
-import { exampleVariables, initSecrets, readCompose, ROOT, SECRETS_SCRIPT, serviceEnvironment, serviceRunning } from './compose-file.js';
+import { exampleVariables, initSecrets, initService, readCompose, ROOT, SECRETS_SCRIPT, serviceEnvironment, serviceRunning } from './compose-file.js';
 
 /**
  * The compose topology as separate node processes on this host: each process gets the
@@ -155,7 +155,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
   // The secrets volume, filled as the init service does on a first `docker compose up`.
   const secretsDir = path.join(dataDir, 'secrets');
-  initSecrets(secretsDir, serviceEnvironment(serviceRunning(compose, 'init')[1], vars));
+  initSecrets(secretsDir, initService(compose)[1], vars);
 
   const ports = {
     auth: await freePort(),
