@@ -4,13 +4,16 @@
 #   node dist/services/ticket/main.js  the ticket service (gRPC ticketing.v1)
 #   node dist/services/migrate.js      run the migrations, then exit
 #   node dist/services/cli/main.js     the admin CLI (see docs/operations.md)
-# Node.js 24 (LTS). node:24 and node:24-slim are the same Debian release, so the native module
-# built in the first stage (better-sqlite3) runs in the last one.
+# Node.js 24 (LTS), held at 24.18: better-sqlite3 12 built for Node 24.19 or later aborts the process
+# when the garbage collector frees a statement outside JavaScript ("Assertion failed: (env) !=
+# nullptr" in RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515). better-sqlite3 13 does
+# not, but needs Node 22+, and the tests still run on Node 20 (README, "Test it"). node:24.18 and
+# node:24.18-slim are the same Debian release, so the native module built in the first stage runs in the last one.
 
 # 1. Every dependency, installed (and better-sqlite3 compiled) once for the stages below.
 #    `npm ls` fails the build when npm exits 0 without having installed everything (an npm that
 #    cannot reach its registry may print "Exit handler never called!" and still exit 0).
-FROM node:24 AS deps
+FROM node:24.18 AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund && npm ls >/dev/null
@@ -28,7 +31,7 @@ FROM deps AS prod-deps
 RUN npm prune --omit=dev --no-audit --no-fund && npm ls --omit=dev >/dev/null && npm cache clean --force
 
 # 4. Runtime: slim, no compiler, no dev dependencies, not root.
-FROM node:24-slim AS runtime
+FROM node:24.18-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Fills in the secrets docker compose generated (deploy/compose/secrets.sh); without them it only runs the command.

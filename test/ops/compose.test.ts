@@ -414,7 +414,7 @@ describe('Dockerfile', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/RUN npm ci\b[^\n]*\n/);
     expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(runtime).toMatch(/^node:24-slim\b/);
+    expect(runtime).toMatch(/^node:24(\.\d+)*-slim\b/);
     expect(dockerfile).toMatch(/npm prune --omit=dev/);
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/COPY --from=\S+ \/app\/dist \.\/dist/);
@@ -427,8 +427,11 @@ describe('Dockerfile', () => {
       const base = fromOf(stage);
       // A stage built FROM an earlier stage inherits its Node.
       if (!base.startsWith('node:')) continue;
-      expect(base, 'node:24 and node:24-slim: the same Debian release, so the native module built in one runs in the other').toMatch(/^node:24(-slim)?$/);
+      expect(base, 'node:24.x and node:24.x-slim: the same Debian release, so the native module built in one runs in the other').toMatch(/^node:24(\.\d+)*(-slim)?$/);
     }
+    // CI tests the Node of the image (.ci/node24), to its minor version.
+    const ciNode = /NODE24_VERSION:-(\d+\.\d+)\.\d+\}/.exec(readFileSync(path.join(ROOT, '.ci/node24'), 'utf8'))?.[1];
+    for (const stage of stages.filter((stage) => fromOf(stage).startsWith('node:'))) expect(fromOf(stage), 'as CI tests').toMatch(new RegExp(`^node:${ciNode}(-slim)?$`));
     expect(packageJson.engines.node).toMatch(/\^24\./);
     expect(packageJson.engines.node).toMatch(new RegExp(`\\^${process.versions.node.split('.')[0]}\\.`));
   });
