@@ -14,7 +14,11 @@ const databaseUrl = z
   .string()
   .regex(/^mysql2?:\/\/[^/]+\/[A-Za-z0-9_$-]+(\?.*)?$/, 'must look like mysql://user:pass@host:port/database')
   .optional();
-const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port');
+// host:port, or any gRPC target URI (dns:///ticket:50051, ipv4:10.0.0.1:50051,10.0.0.2:50051,
+// ipv6:[::1]:50051, unix:/path): the clients balance round-robin over every address it resolves to.
+const grpcTarget = z
+  .string()
+  .regex(/^([^\s:/]+:\d{1,5}|(dns|ipv4|ipv6|unix|unix-abstract):\S+)$/, 'must be host:port or a gRPC target URI (dns:///host:port, ipv4:addr:port,addr:port)');
 const emptyAsUnset = (v: unknown) => (v === '' ? undefined : v);
 
 const schema = z.object({
@@ -25,8 +29,8 @@ const schema = z.object({
   AUTH_PATH_PREFIX: z.string().regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'must start with / and not end with /').default('/auth'),
   AUTH_GRPC_PORT: port.default(50052),
   TICKET_GRPC_PORT: port.default(50051),
-  AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
-  TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, hostPort.optional()),
+  AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, grpcTarget.optional()),
+  TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, grpcTarget.optional()),
   GRPC_DEADLINE_MS: positiveInt.max(120_000).default(5000),
   // Prometheus GET /metrics of each process, on its own port (never the public one); `off` = none.
   METRICS_PORT: z.preprocess(emptyAsUnset, z.union([z.literal('off'), port], { message: 'must be a port (0 = any free port) or off' }).default(9464)),

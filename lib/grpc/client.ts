@@ -14,8 +14,13 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
   });
 }
 
-/** Channel options shared by every client: fail fast while a peer is down, reconnect quickly when it is back. */
+/**
+ * Channel options shared by every client: fail fast while a peer is down, reconnect quickly when it
+ * is back, and spread calls round-robin over every address the target resolves to (several
+ * replicas behind one DNS name or an `ipv4:` list) instead of grpc-js's default pick_first.
+ */
 export const CLIENT_OPTIONS = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.initial_reconnect_backoff_ms': 200,
   'grpc.max_reconnect_backoff_ms': 2000,
   'grpc.keepalive_time_ms': 30_000,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export interface ComposeService {
   image?: string;
   build?: unknown;
+  entrypoint?: string[] | string;
+  user?: string;
   command?: string[] | string;
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: Array<string | { target: number; published?: string | number; host_ip?: string }>;
@@ -123,5 +126,59 @@ export function configKeys(): string[] {
 export function serviceRunning(compose: ComposeFile, script: string): [string, ComposeService] {
   const found = Object.entries(compose.services).find(([, service]) => commandOf(service).includes(script));
   if (!found) throw new Error(`no compose service runs ${script}`);
+  return found;
+}
+
+/** deploy/compose/secrets.sh: `ticketing-secrets` in the image (its entrypoint) and in the mysql container. */
+export const SECRETS_SCRIPT = path.join(ROOT, 'deploy/compose/secrets.sh');
+export const SECRET_NAMES = ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD'] as const;
+
+/** A Dockerfile instruction in exec form (`ENTRYPOINT ["a", "b"]`) as its argv. */
+function dockerfileArgv(instruction: 'ENTRYPOINT' | 'CMD'): string[] {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const found = [...dockerfile.matchAll(new RegExp(`^${instruction} (\\[.*\\])$`, 'gm'))].at(-1);
+  return found ? (JSON.parse(found[1]!) as string[]) : [];
+}
+
+/**
+ * What a container of a service runs, as docker does: its entrypoint (or the image's ENTRYPOINT),
+ * then its command (or the image's CMD, which an entrypoint of its own clears).
+ */
+export function containerArgv(service: ComposeService): string[] {
+  const own = service.entrypoint === undefined ? undefined : typeof service.entrypoint === 'string' ? service.entrypoint.split(/\s+/) : service.entrypoint;
+  const entrypoint = own ?? (service.build ? dockerfileArgv('ENTRYPOINT') : []);
+  const command = service.command !== undefined ? commandOf(service) : own || !service.build ? [] : dockerfileArgv('CMD');
+  return [...entrypoint, ...command];
+}
+
+/**
+ * The init service's container, run as docker would, with `dir` standing in for the secrets
+ * volume and `vars` for .env; returns what it printed.
+ */
+export function initSecrets(dir: string, init: ComposeService, vars: Record<string, string>): string {
+  const argv = containerArgv(init).flatMap((part) => (part === 'ticketing-secrets' ? ['sh', SECRETS_SCRIPT] : [part]));
+  return execFileSync(argv[0]!, argv.slice(1), {
+    env: { PATH: process.env.PATH, ...serviceEnvironment(init, vars), TICKETING_SECRETS_DIR: dir },
+    encoding: 'utf8',
+  });
+}
+
+/** The environment a container's command sees: `env` after the entrypoint `ticketing-secrets`, with the volume at `dir`. */
+export function afterEntrypoint(env: Record<string, string>, dir: string): Record<string, string> {
+  const printEnv = ['-e', 'process.stdout.write(JSON.stringify(process.env))'];
+  const out = execFileSync('sh', [SECRETS_SCRIPT, process.execPath, ...printEnv], {
+    env: { PATH: process.env.PATH, ...env, TICKETING_SECRETS_DIR: dir },
+    encoding: 'utf8',
+  });
+  const seen = JSON.parse(out) as Record<string, string>;
+  // What the shell adds on its own (PWD, SHLVL, ...) is not the service's environment; a secret it exported is.
+  const keys = new Set([...Object.keys(env), ...SECRET_NAMES.filter((name) => name in seen)]);
+  return Object.fromEntries([...keys].map((key) => [key, seen[key] ?? '']));
+}
+
+/** The one-shot service that writes the secrets volume (`ticketing-secrets init`). */
+export function initService(compose: ComposeFile): [string, ComposeService] {
+  const found = Object.entries(compose.services).find(([, service]) => containerArgv(service).join(' ') === 'ticketing-secrets init');
+  if (!found) throw new Error('no compose service runs ticketing-secrets init');
   return found;
 }

@@ -1,29 +1,46 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../lib/config.js';
 import {
+  afterEntrypoint,
+  containerArgv,
   commandOf,
   configKeys,
   exampleVariables,
+  initSecrets,
+  initService,
   interpolate,
   portsOf,
   readCompose,
   readEnvExample,
   requiredVariables,
   ROOT,
+  SECRET_NAMES,
+  SECRETS_SCRIPT as SECRETS_SCRIPT_PATH,
   serviceEnvironment,
   serviceRunning,
   type ComposeService,
 } from './compose-file.js';
 
 /**
- * There is no Docker engine here: these checks read docker-compose.yml, .env.example, the
+ * There is no Docker engine in CI: these checks read docker-compose.yml, .env.example, the
  * Dockerfile and the MySQL init script, and hold them against lib/config.ts and each other.
- * The same topology runs as processes in topology.test.ts.
+ * The secrets script (deploy/compose/secrets.sh) runs for real: the init service's command into a
+ * temp dir standing in for the secrets volume, and each container's entrypoint in front of the
+ * environment its process sees. The same topology runs as processes in topology.test.ts; the
+ * real containers in ../shared/tools/compose-real.sh (by hand: it takes minutes).
  */
 const compose = readCompose();
+/** No .env: what a fresh clone runs with. */
 const vars = exampleVariables();
+const secretsVolume = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
+afterAll(() => rmSync(secretsVolume, { recursive: true, force: true }));
+const [initName, init] = initService(compose);
+const firstInit = initSecrets(secretsVolume, init, vars);
+const stored = (dir: string) => Object.fromEntries(SECRET_NAMES.map((name) => [name, readFileSync(path.join(dir, name), 'utf8')]));
+const generated = stored(secretsVolume);
 const SHUTDOWN_GRACE_SECONDS = 10;
 
 const ENTRYPOINTS = {
@@ -45,8 +62,13 @@ const nodeServices: Array<[string, ComposeService]> = [
 const mysqlEntry = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('mysql:'));
 const redisEntry = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('redis:'));
 
-function configOf(service: ComposeService): Config {
-  return loadConfig(serviceEnvironment(service, vars));
+/** What the service's command sees (its entrypoint has filled in the secrets). */
+function envOf(service: ComposeService, dir = secretsVolume, variables = vars): Record<string, string> {
+  return afterEntrypoint(serviceEnvironment(service, variables), dir);
+}
+
+function configOf(service: ComposeService, dir = secretsVolume, variables = vars): Config {
+  return loadConfig(envOf(service, dir, variables));
 }
 
 /** "host:port" -> [host, port]. */
@@ -89,20 +111,26 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("each node service's environment passes lib/config.ts, with NODE_ENV=production and a required AUTH_JWT_SECRET", () => {
+  it("each node service's environment passes lib/config.ts, with NODE_ENV=production and the AUTH_JWT_SECRET of the secrets volume", () => {
     const raw = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
     for (const [name, service] of nodeServices) {
       const config = configOf(service);
       expect(config.NODE_ENV, name).toBe('production');
-      expect(config.AUTH_JWT_SECRET, name).toBe(vars.AUTH_JWT_SECRET);
+      expect(config.AUTH_JWT_SECRET, name).toBe(generated.AUTH_JWT_SECRET);
       expect(config.BIND_HOST, `${name} listens on every interface of its container`).toBe('0.0.0.0');
     }
-    // The secret has no default anywhere: compose refuses to start without it.
-    expect(requiredVariables()).toContain('AUTH_JWT_SECRET');
-    expect(raw).not.toMatch(/AUTH_JWT_SECRET:-/);
-    // And production refuses to start without it (rather than generating a development key).
+    // No secret has a value in the file: .env or the generated one.
+    for (const name of SECRET_NAMES) expect(raw, name).not.toMatch(new RegExp(`\\$\\{${name}:-[^}]`));
+    // Production refuses to start without it (rather than generating a development key) ...
     const withoutSecret = { ...serviceEnvironment(auth, vars), AUTH_JWT_SECRET: '' };
     expect(() => loadConfig(withoutSecret)).toThrow(/AUTH_JWT_SECRET/);
+    // ... so a node service run without its entrypoint's secrets (no volume) does not start either.
+    const empty = mkdtempSync(path.join(tmpdir(), 'ticketing-no-secrets-'));
+    try {
+      expect(() => configOf(auth, path.join(empty, 'none'))).toThrow(/AUTH_JWT_SECRET/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('sets only variables that lib/config.ts knows, and all of them', () => {
@@ -166,7 +194,7 @@ describe('docker-compose.yml', () => {
   it('the database URLs point at the mysql service, as its user, at two schemas the init script creates', () => {
     expect(mysqlEntry).toBeDefined();
     const [mysqlName, mysql] = mysqlEntry!;
-    const mysqlEnv = serviceEnvironment(mysql, vars);
+    const mysqlEnv = envOf(mysql);
     const initMount = (mysql.volumes ?? []).find((v) => v.includes('/docker-entrypoint-initdb.d/'));
     expect(initMount, 'an init script is mounted').toBeDefined();
     const initFile = path.join(ROOT, initMount!.split(':')[0]!);
@@ -217,10 +245,13 @@ describe('docker-compose.yml', () => {
       expect(service.healthcheck?.test, `${name} has a health check`).toBeDefined();
       expect(service.healthcheck?.disable, name).not.toBe(true);
     }
+    // A health check runs beside the container's command, not through its entrypoint: it fills
+    // in the secrets itself (the check reads the same configuration as the process).
     const gatewayCheck = gateway.healthcheck!.test as string[];
-    expect(gatewayCheck).toEqual(['CMD', 'node', 'dist/services/healthcheck.js', 'gateway']);
-    expect(auth.healthcheck!.test).toEqual(['CMD', 'node', 'dist/services/healthcheck.js', 'auth']);
-    expect(ticket.healthcheck!.test).toEqual(['CMD', 'node', 'dist/services/healthcheck.js', 'ticket']);
+    expect(gatewayCheck).toEqual(['CMD', 'ticketing-secrets', 'node', 'dist/services/healthcheck.js', 'gateway']);
+    expect(auth.healthcheck!.test).toEqual(['CMD', 'ticketing-secrets', 'node', 'dist/services/healthcheck.js', 'auth']);
+    expect(ticket.healthcheck!.test).toEqual(['CMD', 'ticketing-secrets', 'node', 'dist/services/healthcheck.js', 'ticket']);
+    expect((mysqlEntry![1].healthcheck!.test as string[]).slice(0, 2)).toEqual(['CMD', 'ticketing-secrets']);
   });
 
   it('depends_on waits for service_healthy (service_completed_successfully for the migrations)', () => {
@@ -246,11 +277,11 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('takes its secrets from .env, which .env.example documents (empty, so a copy cannot run with a known secret)', () => {
+  it('takes its secrets from .env when set there, which .env.example documents (empty, so a copy cannot run with a known secret)', () => {
     const { values, commented } = readEnvExample();
-    for (const name of ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD']) {
-      expect(requiredVariables(), `${name} is required`).toContain(name);
+    for (const name of SECRET_NAMES) {
       expect(values[name], `${name} is in .env.example, empty`).toBe('');
+      expect(serviceEnvironment(init, { ...vars, [name]: 'from-env' })[name], `${initName} is given ${name} from .env`).toBe('from-env');
     }
     // Every variable the compose file reads is documented, and every setting of lib/config.ts too.
     const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -271,21 +302,149 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('docker compose up with no .env: the secrets volume', () => {
+  const raw = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  const mountsOf = (service: ComposeService) => (service.volumes ?? []).filter((v) => v.startsWith('secrets:'));
+  const SECRETS_MOUNT = '/run/ticketing-secrets';
+  const inits = (output: string, word: string) => output.split('\n').filter((line) => line.endsWith(` ${word}`)).length;
+
+  it('needs no variable: everything resolves with an empty environment, as `docker compose config` with no .env', () => {
+    expect([...requiredVariables()]).toEqual([]);
+    expect(() => interpolate(raw, {})).not.toThrow();
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(() => serviceEnvironment(service, {}), name).not.toThrow();
+    }
+  });
+
+  it('the init service writes the volume first; every other service reads it, read-only, and waits for init', () => {
+    expect(oneShot(init)).toBe(true);
+    expect(init.user, 'writes the volume whoever owns it').toBe('root');
+    expect(mountsOf(init)).toEqual([`secrets:${SECRETS_MOUNT}`]);
+    expect(compose.volumes).toHaveProperty('secrets');
+    const readers = Object.entries(compose.services).filter(([name]) => name !== initName);
+    const waitsForInit = (name: string, seen = new Set<string>()): boolean => {
+      if (seen.has(name)) return false;
+      seen.add(name);
+      const needs = Object.keys(dependsOn(compose.services[name]!));
+      return needs.includes(initName) || needs.some((dependency) => waitsForInit(dependency, seen));
+    };
+    for (const [name, service] of [...nodeServices, mysqlEntry!]) {
+      expect(mountsOf(service), `${name} reads the secrets volume`).toEqual([`secrets:${SECRETS_MOUNT}:ro`]);
+    }
+    for (const [name, service] of readers) {
+      if (mountsOf(service).length) expect(waitsForInit(name), `${name} starts after ${initName}`).toBe(true);
+    }
+    // Where the script looks by default is where the volume is mounted.
+    expect(readFileSync(SECRETS_SCRIPT_PATH, 'utf8')).toContain(`TICKETING_SECRETS_DIR:-${SECRETS_MOUNT}}`);
+  });
+
+  it('ticketing-secrets runs before every command: the entrypoint of the image and of mysql, mounted from the same script', () => {
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^COPY deploy\/compose\/secrets\.sh \/usr\/local\/bin\/ticketing-secrets$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["ticketing-secrets"\]$/m);
+    for (const [name, service] of nodeServices) expect(service.entrypoint, `${name} keeps the image's entrypoint`).toBeUndefined();
+    const [mysqlName, mysql] = mysqlEntry!;
+    expect(mysql.entrypoint, `${mysqlName}: then the image's own entrypoint`).toEqual(['ticketing-secrets', 'docker-entrypoint.sh']);
+    expect(mysql.volumes).toContain('./deploy/compose/secrets.sh:/usr/local/bin/ticketing-secrets:ro');
+    // Not behind the image's entrypoint: that would fill in the stored secrets first, and init would take them for .env's.
+    expect(init.entrypoint).toEqual(['ticketing-secrets', 'init']);
+    expect(containerArgv(init)).toEqual(['ticketing-secrets', 'init']);
+    expect(containerArgv(auth)).toEqual(['ticketing-secrets', 'node', ENTRYPOINTS.auth]);
+  });
+
+  it('generates the four secrets on the first start, each different, and keeps them on the next', () => {
+    expect(inits(firstInit, 'generated')).toBe(SECRET_NAMES.length);
+    for (const name of SECRET_NAMES) expect(generated[name], name).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(Object.values(generated)).size).toBe(SECRET_NAMES.length);
+    const again = initSecrets(secretsVolume, init, vars);
+    expect(inits(again, 'kept')).toBe(SECRET_NAMES.length);
+    expect(stored(secretsVolume)).toEqual(generated);
+    for (const name of SECRET_NAMES) expect(firstInit + again, 'secrets are never printed').not.toContain(generated[name]);
+  });
+
+  it('every service sees the same secrets: the MySQL password in the database URLs, one internal key, the root password in mysql only', () => {
+    const mysqlEnv = envOf(mysqlEntry![1]);
+    expect(mysqlEnv.MYSQL_ROOT_PASSWORD).toBe(generated.MYSQL_ROOT_PASSWORD);
+    expect(mysqlEnv.MYSQL_PASSWORD).toBe(generated.MYSQL_PASSWORD);
+    for (const [name, service] of nodeServices) {
+      const env = envOf(service);
+      const config = loadConfig(env);
+      expect(config.INTERNAL_API_KEY, name).toBe(generated.INTERNAL_API_KEY);
+      for (const url of [config.AUTH_DATABASE_URL!, config.TICKET_DATABASE_URL!]) expect(new URL(url).password, name).toBe(generated.MYSQL_PASSWORD);
+      expect(env, `${name} is not given the MySQL passwords themselves`).not.toHaveProperty('MYSQL_ROOT_PASSWORD');
+      expect(env).not.toHaveProperty('MYSQL_PASSWORD');
+    }
+  });
+
+  it('.env overrides each secret, in the volume and in every service; the last value stays when it is removed again', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
+    try {
+      initSecrets(dir, init, vars);
+      const before = stored(dir);
+      const dotEnv = { ...vars, AUTH_JWT_SECRET: 'a'.repeat(40), MYSQL_PASSWORD: 'chosen-by-the-operator' };
+      const output = initSecrets(dir, init, dotEnv);
+      expect(inits(output, 'from .env')).toBe(2);
+      expect(stored(dir)).toEqual({ ...before, AUTH_JWT_SECRET: dotEnv.AUTH_JWT_SECRET, MYSQL_PASSWORD: dotEnv.MYSQL_PASSWORD });
+      for (const [name, service] of nodeServices) {
+        const config = configOf(service, dir, dotEnv);
+        expect(config.AUTH_JWT_SECRET, name).toBe(dotEnv.AUTH_JWT_SECRET);
+        expect(config.INTERNAL_API_KEY, name).toBe(before.INTERNAL_API_KEY);
+        expect(new URL(config.AUTH_DATABASE_URL!).password, name).toBe(dotEnv.MYSQL_PASSWORD);
+      }
+      expect(envOf(mysqlEntry![1], dir, dotEnv).MYSQL_PASSWORD).toBe(dotEnv.MYSQL_PASSWORD);
+      // Taken out of .env again: the stored value stays (tokens stay valid, MySQL keeps its password).
+      initSecrets(dir, init, vars);
+      expect(stored(dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
+      expect(configOf(auth, dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   const stages = dockerfile.split(/^FROM /m).slice(1);
   const runtime = stages.at(-1)!;
 
-  it('builds with npm ci + npm run build and runs as a non-root user on node:20-slim with production dependencies only', () => {
+  const fromOf = (stage: string) => stage.split(/\s/)[0]!;
+  const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+
+  it('builds with npm ci + npm run build and runs as a non-root user on node:24-slim with production dependencies only', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/RUN npm ci\b[^\n]*\n/);
     expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(runtime).toMatch(/^node:20-slim\b/);
-    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(runtime).toMatch(/^node:24(\.\d+)*-slim\b/);
+    expect(dockerfile).toMatch(/npm prune --omit=dev/);
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/COPY --from=\S+ \/app\/dist \.\/dist/);
-    expect(runtime).not.toMatch(/npm ci(?! --omit=dev)/);
+    expect(runtime).not.toMatch(/npm (ci|install|prune)/);
     expect(runtime).toMatch(/^CMD \["node", "dist\/gateway\/main\.js"\]$/m);
+  });
+
+  it('on Node.js 24 (LTS) in every stage, which package.json engines allows, as it does the Node the tests run on', () => {
+    for (const stage of stages) {
+      const base = fromOf(stage);
+      // A stage built FROM an earlier stage inherits its Node.
+      if (!base.startsWith('node:')) continue;
+      expect(base, 'node:24.x and node:24.x-slim: the same Debian release, so the native module built in one runs in the other').toMatch(/^node:24(\.\d+)*(-slim)?$/);
+    }
+    // CI tests the Node of the image (.ci/node24), to its minor version.
+    const ciNode = /NODE24_VERSION:-(\d+\.\d+)\.\d+\}/.exec(readFileSync(path.join(ROOT, '.ci/node24'), 'utf8'))?.[1];
+    for (const stage of stages.filter((stage) => fromOf(stage).startsWith('node:'))) expect(fromOf(stage), 'as CI tests').toMatch(new RegExp(`^node:${ciNode}(-slim)?$`));
+    expect(packageJson.engines.node).toMatch(/\^24\./);
+    expect(packageJson.engines.node).toMatch(new RegExp(`\\^${process.versions.node.split('.')[0]}\\.`));
+  });
+
+  it('installs once (better-sqlite3 is compiled once), checks what npm installed, and needs no registry but npm\'s', () => {
+    expect(dockerfile.match(/npm ci\b/g), 'one npm ci').toHaveLength(1);
+    expect(dockerfile).not.toMatch(/npm (install|rebuild)\b/);
+    // npm can exit 0 without having installed everything ("Exit handler never called!"): npm ls fails then.
+    for (const line of dockerfile.split('\n').filter((l) => /^RUN .*npm (ci|prune)\b/.test(l))) {
+      expect(line, 'checked by npm ls in the same step').toMatch(/&& npm ls\b/);
+    }
+    // A `# syntax=` line makes BuildKit pull a frontend image from Docker Hub.
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/m);
   });
 
   it('keeps secrets and local state out of the build context', () => {

@@ -6,14 +6,16 @@ import path from 'node:path';
 import { freePort, waitFor } from '../support/redis-server.js';
 import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
 import { testBackend } from '../support/stack.js';
-import { exampleVariables, readCompose, ROOT, serviceEnvironment, serviceRunning } from './compose-file.js';
+import { exampleVariables, initSecrets, initService, readCompose, ROOT, SECRETS_SCRIPT, serviceEnvironment, serviceRunning } from './compose-file.js';
 
 /**
  * The compose topology as separate node processes on this host: each process gets the
- * environment its compose service has (docker-compose.yml + .env.example), with what only a
+ * environment its compose service has (docker-compose.yml + .env.example, no .env), with what only a
  * container network provides replaced: service names -> 127.0.0.1, fixed ports -> free ports,
+ * the secrets volume -> a temp dir the init service's command fills (TICKETING_SECRETS_DIR),
  * and the databases -> SQLite files in a temp DATA_DIR, or this run's own MySQL databases and
- * Redis key prefix (TEST_BACKEND=mysql).
+ * Redis key prefix (TEST_BACKEND=mysql). Each process starts through the image's entrypoint
+ * (ticketing-secrets), which fills in the secrets the environment leaves empty.
  */
 
 export type Part = 'auth' | 'ticket' | 'gateway';
@@ -98,13 +100,24 @@ export class RunningProcess {
   }
 }
 
-/** `node --import tsx <source>`: the TypeScript entrypoint the image runs compiled as `node <compose command>`. */
+/**
+ * `ticketing-secrets node --import tsx <source>`: the TypeScript entrypoint the image runs compiled
+ * as `node <compose command>`, behind the image's entrypoint (which execs it: the pid is node's).
+ */
 export function spawnPart(part: Part, env: Record<string, string>): RunningProcess {
-  return spawnNode(part, ENTRYPOINTS[part].source, [], env);
+  return spawnNode(part, ENTRYPOINTS[part].source, [], env, undefined, ['sh', SECRETS_SCRIPT]);
 }
 
-export function spawnNode(name: string, source: string, args: string[], env: Record<string, string>, stdin?: string): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', source, ...args], {
+export function spawnNode(
+  name: string,
+  source: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin?: string,
+  entrypoint: string[] = [],
+): RunningProcess {
+  const command = [...entrypoint, process.execPath, '--import', 'tsx', source, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     // Only what the service's environment says, plus what any process needs to run.
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), TMPDIR: process.env.TMPDIR ?? tmpdir(), ...env },
@@ -140,6 +153,9 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   const id = `ops${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-ops-'));
   const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  // The secrets volume, filled as the init service does on a first `docker compose up`.
+  const secretsDir = path.join(dataDir, 'secrets');
+  initSecrets(secretsDir, initService(compose)[1], vars);
 
   const ports = {
     auth: await freePort(),
@@ -147,7 +163,15 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     gateway: await freePort(),
     metrics: { auth: await freePort(), ticket: await freePort(), gateway: await freePort() },
   };
-  const local: Record<string, string> = { BIND_HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_DATABASE_URL: '', TICKET_DATABASE_URL: '', REDIS_URL: '' };
+  const local: Record<string, string> = {
+    BIND_HOST: '127.0.0.1',
+    METRICS_HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    TICKETING_SECRETS_DIR: secretsDir,
+    AUTH_DATABASE_URL: '',
+    TICKET_DATABASE_URL: '',
+    REDIS_URL: '',
+  };
   if (testBackend() === 'mysql') {
     const databases = await createTestDatabases(requiredEnv('TEST_MYSQL_URL'), id);
     cleanups.push(() => databases.drop());
