@@ -191,7 +191,8 @@ describe('graceful shutdown under load', () => {
     // Password grants: each costs the auth service one scrypt (~50-100 ms) on its single thread.
     const received = /server_call \| Received call to method \/auth\.v1\.AuthService\/IssueToken/;
     const before = auth.count(received);
-    const HELD = 16;
+    // Enough queued scrypt work (~50-100 ms each on one thread) that some are surely still in flight at SIGTERM.
+    const HELD = 32;
     const held = Array.from({ length: HELD }, () => passwordToken(asStack(stack), account.email, account.password).then(
       (body: { access_token: string }) => ({ ok: true as const, token: body.access_token, at: Date.now() }),
       (err: Error) => ({ ok: false as const, error: err.message, at: Date.now() }),
