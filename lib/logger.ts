@@ -28,7 +28,9 @@ export function createLogger(
   destination?: DestinationStream,
   options: LoggerOptions = {},
 ): Logger {
-  const sink = destination ?? pino.destination(1);
+  // Synchronous: an asynchronous write goes through libuv's thread pool and waits behind scrypt
+  // there (a password grant), so log lines came out seconds late under a burst of logins.
+  const sink = destination ?? pino.destination({ dest: 1, sync: true });
   const format = (options.pretty ?? (destination === undefined && process.stdout.isTTY === true)) ? prettyLines() : (line: string) => line;
   return pino({
     name,
