@@ -174,7 +174,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         summary: 'Revoke an access or refresh token and its session (RFC 7009)',
         description: 'Ends the whole session the token belongs to: its access and refresh tokens stop working at once. Answers 200 for an unknown or already revoked token too (RFC 7009).',
         body: 'RevokeRequest',
-        ok: { status: 200, schema: '' },
+        ok: { status: 200, schema: 'object' },
         errors: [],
         public: true,
       },
