@@ -7,20 +7,25 @@ import { parseBody, refuseBody } from './body.js';
 import { apiIndex } from './api-index.js';
 import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
-import { isServing, type BackendClients } from './clients.js';
+import type { BackendClients } from './clients.js';
+import { healthRoutes } from './health-routes.js';
 import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
 import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
+import { rateLimits } from './rate-limits.js';
+import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The HTTP gateway: parses HTTP, makes one gRPC call, maps the answer back. No business rules. */
-export function createApp(config: Config, clients: BackendClients, logger: Logger) {
+/** `rateLimitStore`: where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
+export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
@@ -43,12 +48,16 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   });
 
-  app.get('/healthz', async (_req, res) => {
-    const deadline = Math.min(config.GRPC_DEADLINE_MS, 2000);
-    const [auth, ticket] = await Promise.all([isServing(clients.authHealth, deadline), isServing(clients.ticketHealth, deadline)]);
-    const body = { status: auth && ticket ? 'ok' : 'unavailable', services: { gateway: 'ok', auth: serving(auth), ticket: serving(ticket) } };
-    res.status(auth && ticket ? 200 : 503).set('Cache-Control', 'no-store').json(body);
-  });
+  // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
+  const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
+  const pathOf = (req: Request) => req.originalUrl.split('?')[0]!;
+  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (isTokenRequest(req.method, pathOf(req)) ? sendOAuthRequestError : sendProblem);
+  const hasBody = (req: Request) => ['POST', 'PUT', 'PATCH'].includes(req.method);
+
+  // Before every route, so every answer (a 404 too) carries the RateLimit fields; a refused request's body is never read.
+  app.use(rateLimits(config, rateLimitStore, logger, (req, res, problem) => (hasBody(req) ? refuseBody(req, res, () => respondFor(req)(res, problem)) : respondFor(req)(res, problem))));
+
+  app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS));
 
   const document = openApiDocument({ authPrefix: config.AUTH_PATH_PREFIX });
   app.get('/openapi.json', (_req, res) => {
@@ -58,13 +67,8 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   app.use(apiIndex(config.AUTH_PATH_PREFIX));
 
   const call = caller(config.GRPC_DEADLINE_MS, config.INTERNAL_API_KEY);
-  // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
-  const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
-  const pathOf = (req: Request) => req.originalUrl.split('?')[0]!;
-  const respondFor = (req: Request): ((res: Response, problem: Problem) => void) => (isTokenRequest(req.method, pathOf(req)) ? sendOAuthRequestError : sendProblem);
   // Sign-up and the token endpoints are the only routes that take a body without a bearer token.
   const isPublic = (req: Request) => isTokenRequest(req.method, pathOf(req)) || (req.method === 'POST' && pathOf(req) === `${config.AUTH_PATH_PREFIX}/users`);
-  const hasBody = (req: Request) => ['POST', 'PUT', 'PATCH'].includes(req.method);
 
   // Headers that cannot be forwarded are answered before anything else (and before the body is read).
   const checkForwarding = (req: Request, res: Response, next: NextFunction) => {
@@ -89,7 +93,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
-  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call), webhookRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 
@@ -108,8 +112,6 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
 
   return app;
 }
-
-const serving = (up: boolean) => (up ? 'SERVING' : 'NOT_SERVING');
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;

@@ -2,12 +2,22 @@ import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { Response } from 'express';
 
 /**
+ * Characters gathered before one write to the response: one chunk (and one socket write)
+ * per many items instead of per item; items that trickle in are still sent at the next
+ * turn of the event loop.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
  * Writes a JSON array item by item, honouring the response's backpressure, so that a list
  * of any length passes through in constant memory.
  */
 export class JsonArrayWriter {
   private count = 0;
   private closed = false;
+  private ended = false;
+  private pending = '';
+  private flushScheduled = false;
 
   constructor(private readonly res: Response) {
     res.once('close', () => {
@@ -26,7 +36,10 @@ export class JsonArrayWriter {
 
   /** Writes one item; false when the response wants a pause (wait for 'drain'). */
   writeNow(item: unknown): boolean {
-    return this.res.write(`${this.count++ === 0 ? '' : ','}${JSON.stringify(item)}`);
+    this.pending += `${this.count++ === 0 ? '' : ','}${JSON.stringify(item)}`;
+    if (this.pending.length >= CHUNK_CHARS) return this.flush();
+    this.scheduleFlush();
+    return true;
   }
 
   /** Writes one item and waits while the client is slow; false once the client has gone. */
@@ -48,7 +61,24 @@ export class JsonArrayWriter {
 
   end(): void {
     if (!this.started) this.start();
-    this.res.end(']');
+    this.ended = true;
+    this.res.end(`${this.pending}]`);
+    this.pending = '';
+  }
+
+  private flush(): boolean {
+    const chunk = this.pending;
+    this.pending = '';
+    return this.closed || this.res.write(chunk);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.pending && !this.ended && !this.closed) this.flush();
+    });
   }
 }
 
@@ -80,13 +110,14 @@ export async function writePages<P>(res: Response, first: P, items: (page: P) =>
 export type PipeOutcome = 'complete' | 'failed' | 'client-gone';
 
 /**
- * Pipes a server stream into a JSON array. Nothing is sent before the first item (or the
- * end), so an error the stream opens with (NOT_FOUND, UNAUTHENTICATED, ...) still becomes
- * a proper problem response: the promise rejects with it. An error after the first item
- * can only cut the response off, so the response is destroyed and the client sees a broken
- * body, never a truncated list that looks complete.
+ * Pipes a server stream into a JSON array; each message gives the items `toJsonItems` makes of
+ * it (a batch of several). Nothing is sent before the first message (or the end), so an error
+ * the stream opens with (NOT_FOUND, UNAUTHENTICATED, ...) still becomes a proper problem
+ * response: the promise rejects with it. An error after the first message can only cut the
+ * response off, so the response is destroyed and the client sees a broken body, never a
+ * truncated list that looks complete.
  */
-export function pipeJsonArray<T>(res: Response, source: ClientReadableStream<T>, toJson: (item: T) => unknown): Promise<PipeOutcome> {
+export function pipeJsonArray<M>(res: Response, source: ClientReadableStream<M>, toJsonItems: (message: M) => unknown[]): Promise<PipeOutcome> {
   const writer = new JsonArrayWriter(res);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -95,9 +126,11 @@ export function pipeJsonArray<T>(res: Response, source: ClientReadableStream<T>,
       settled = true;
       then();
     };
-    source.on('data', (item: T) => {
+    source.on('data', (message: M) => {
       if (!writer.started) writer.start();
-      if (!writer.writeNow(toJson(item))) {
+      let ready = true;
+      for (const item of toJsonItems(message)) ready = writer.writeNow(item) && ready;
+      if (!ready) {
         source.pause();
         res.once('drain', () => source.resume());
       }

@@ -3,6 +3,7 @@ import type { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { Event, type EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
 import type { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { Ticket, type TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
+import { Webhook, type WebhookServiceClient } from '../lib/gen/ticketing/v1/webhook.js';
 import type { UnaryMethod } from '../lib/grpc/client.js';
 import { validateOnly } from '../lib/grpc/validate-only.js';
 import type { Caller } from './request-context.js';
@@ -58,7 +59,22 @@ export function ticketBackend(client: TicketServiceClient, call: Caller) {
     create: (resource) => ({ event_id: resource.parentGuid, ticket: ticket(resource.fields), request_id: resource.requestId }),
     update: (change) => ({ guid: change.guid, ticket: ticket(change.fields), update_mask: change.updateMask, etag: change.ifMatch }),
   });
-  return { item, list: unary(call, client.listTickets.bind(client)), stream: client.streamTickets.bind(client) };
+  return { item, list: unary(call, client.listTickets.bind(client)), stream: client.streamTicketBatches.bind(client) };
+}
+
+export function webhookBackend(client: WebhookServiceClient, call: Caller) {
+  const methods = { get: client.getWebhook, create: client.createWebhook, update: client.updateWebhook, delete: client.deleteWebhook };
+  const webhook = (fields: Record<string, unknown>) => Webhook.fromPartial(fields as Partial<Webhook>);
+  const item = itemBackend(call, bound(client, methods), {
+    create: (resource) => ({ webhook: webhook(resource.fields), request_id: resource.requestId }),
+    update: (change) => ({ guid: change.guid, webhook: webhook(change.fields), update_mask: change.updateMask, etag: change.ifMatch }),
+  });
+  return {
+    item,
+    list: unary(call, client.listWebhooks.bind(client)),
+    sendTest: unary(call, client.sendTestEvent.bind(client)),
+    deliveries: unary(call, client.listDeliveries.bind(client)),
+  };
 }
 
 /** The stock moves made for a REST request. */

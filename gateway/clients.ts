@@ -4,6 +4,7 @@ import { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
 import { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
+import { WebhookServiceClient } from '../lib/gen/ticketing/v1/webhook.js';
 import { CLIENT_OPTIONS, insecure } from '../lib/grpc/client.js';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
@@ -14,6 +15,7 @@ export interface BackendClients {
   tickets: TicketServiceClient;
   events: EventServiceClient;
   reservations: ReservationServiceClient;
+  webhooks: WebhookServiceClient;
   authHealth: Client;
   ticketHealth: Client;
   close(): void;
@@ -24,6 +26,7 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
   const tickets = new TicketServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const events = new EventServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const reservations = new ReservationServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
+  const webhooks = new WebhookServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const authHealth = new HealthClient(authAddress, insecure(), CLIENT_OPTIONS);
   const ticketHealth = new HealthClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   return {
@@ -31,10 +34,11 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
     tickets,
     events,
     reservations,
+    webhooks,
     authHealth,
     ticketHealth,
     close() {
-      for (const client of [auth, tickets, events, reservations, authHealth, ticketHealth]) client.close();
+      for (const client of [auth, tickets, events, reservations, webhooks, authHealth, ticketHealth]) client.close();
     },
   };
 }

@@ -10,19 +10,22 @@ export interface Problem {
   detail: string;
   errors?: FieldViolation[];
   retryAfterSeconds?: number;
-  /** Sent as RFC 6750 `error` in WWW-Authenticate on a 401. */
+  /** Sent as RFC 6750 `error` in WWW-Authenticate: on a 401 (`invalid_token`) or a 403 (`insufficient_scope`). */
   authError?: string;
   /** Extension members: a refused stock move's machine-readable `code` and the facts that go with it. */
   members?: Record<string, string>;
 }
 
-/** Sends an RFC 9457 problem; every 401 carries WWW-Authenticate (RFC 6750). */
+/** Reasons of a PERMISSION_DENIED that the token's kind, not the caller, is refused for: RFC 6750 `insufficient_scope`. */
+const INSUFFICIENT_SCOPE_REASONS = new Set(['user_session_required']);
+
+/** Sends an RFC 9457 problem; every 401, and a 403 for the token's kind, carries WWW-Authenticate (RFC 6750 3). */
 export function sendProblem(res: Response, problem: Problem): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (problem.status === 401) {
+  if (problem.status === 401 || (problem.status === 403 && problem.authError)) {
     const parts = ['Bearer realm="ticketing"'];
     if (problem.authError) parts.push(`error="${problem.authError}"`, `error_description="${problem.detail.replace(/["\\]/g, '')}"`);
     res.setHeader('WWW-Authenticate', parts.join(', '));
@@ -106,8 +109,14 @@ export function problemFromGrpc(err: ServiceError): Problem {
     detail,
     errors: status === 422 ? details.fieldViolations : undefined,
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
-    // RFC 6750 3.1: no error code when the request carried no token at all.
-    authError: status === 401 && details.reason && details.reason !== 'missing_token' ? 'invalid_token' : undefined,
+    authError: authErrorFor(status, details.reason),
     members: stockConflict ? { ...details.reasonMetadata, code: details.reason! } : undefined,
   };
+}
+
+function authErrorFor(status: number, reason: string | undefined): string | undefined {
+  // RFC 6750 3.1: no error code when the request carried no token at all.
+  if (status === 401) return reason && reason !== 'missing_token' ? 'invalid_token' : undefined;
+  if (status === 403 && reason && INSUFFICIENT_SCOPE_REASONS.has(reason)) return 'insufficient_scope';
+  return undefined;
 }

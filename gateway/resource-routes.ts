@@ -44,7 +44,11 @@ export interface ResourceFace<M extends ResourceMessage> {
   backend: ResourceBackend<M>;
   /** The creation response's body (default: the full object). */
   createdJson?: (message: M) => unknown;
+  /** The collection's path (default: `/{noun}`). */
+  path?: string;
 }
+
+const itemPath = <M extends ResourceMessage>(face: ResourceFace<M>) => face.path ?? `/${face.resource.noun}`;
 
 const bodyOf = (req: Request) => req.body as Record<string, unknown>;
 const bodyKind = (res: Response) => res.locals.bodyKind as BodyKind;
@@ -68,14 +72,14 @@ export function createRoute<M extends ResourceMessage>(router: Router, path: str
       face.backend.create(req, { parentGuid, fields: input.fields, requestId }, checkOnly),
     );
     if (!created) return;
-    res.status(201).location(`/${face.resource.noun}/${created.guid}`);
+    res.status(201).location(`${itemPath(face)}/${created.guid}`);
     sendResource(res, face, created, face.createdJson?.(created));
   });
 }
 
 /** GET, PUT and DELETE `/{noun}/:guid`, and 405 for the other methods. */
 export function itemRoutes<M extends ResourceMessage>(router: Router, face: ResourceFace<M>): void {
-  const path = `/${face.resource.noun}/:guid`;
+  const path = `${itemPath(face)}/:guid`;
   router.get(path, async (req, res) => {
     const message = await face.backend.get(req, param(req, 'guid'));
     if (notModified(req, message.etag)) return void res.status(304).set('ETag', etagHeader(message.etag)).end();

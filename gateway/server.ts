@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Config } from '../lib/config.js';
 import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
+import { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { createApp } from './app.js';
 import { createBackendClients } from './clients.js';
 import { problemJson } from './problem.js';
@@ -16,9 +17,15 @@ export interface RunningGateway {
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
   routeGrpcLogs(logger);
   const clients = createBackendClients(config.authGrpcAddress, config.ticketGrpcAddress);
-  const app = createApp(config, clients, logger);
-  const server: Server = await new Promise((resolve, reject) => {
+  // The API's rate limits are shared by every gateway on the same Redis (docs/rate-limits.md).
+  const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
+  const app = createApp(config, clients, logger, rateLimitStore);
+  const server: Server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  }).catch(async (err: unknown) => {
+    clients.close();
+    await rateLimitStore?.close();
+    throw err;
   });
   const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
   server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => answerUnparsable(err, socket, isTokenRequest));
@@ -48,7 +55,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
         server.close(() => {
           clearTimeout(force);
           clients.close();
-          resolve();
+          void (rateLimitStore?.close() ?? Promise.resolve()).finally(resolve);
         });
         server.closeIdleConnections();
       }),

@@ -20,6 +20,15 @@ const grpcTarget = z
   .string()
   .regex(/^([^\s:/]+:\d{1,5}|(dns|ipv4|ipv6|unix|unix-abstract):\S+)$/, 'must be host:port or a gRPC target URI (dns:///host:port, ipv4:addr:port,addr:port)');
 const emptyAsUnset = (v: unknown) => (v === '' ? undefined : v);
+// A rate limit: requests per window, or `off` (or 0) for none.
+const rateLimit = (fallback: number) =>
+  z.preprocess(
+    emptyAsUnset,
+    z
+      .union([z.literal('off'), z.coerce.number().int().min(0)], { message: 'must be a whole number of requests (0 or off = no limit)' })
+      .default(fallback)
+      .transform((v) => (v === 'off' || v === 0 ? undefined : v)),
+  );
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -50,18 +59,52 @@ const schema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: positiveInt.max(86_400).default(3600),
   REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(30 * 86_400),
   SESSION_CACHE_TTL_SECONDS: positiveInt.max(3600).default(60),
+  // How often each auth replica reads the revocations table (the push to the services follows at once).
+  REVOCATION_POLL_INTERVAL_MS: positiveInt.min(5).max(1000).default(25),
+  // The ticket service keeps Authenticate answers while the revocation push is live; false asks on every call.
+  EDGE_AUTH: bool.default(true),
   SIGNUP_ENABLED: bool.default(true),
   DEFAULT_WHITELABEL_NAME: z.string().min(1).max(255).default('Default'),
   TOKEN_RATE_LIMIT_PER_ACCOUNT: positiveInt.default(10),
   TOKEN_RATE_LIMIT_PER_ADDRESS: positiveInt.default(60),
   TOKEN_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  // The whole public REST API, at the gateway (docs/rate-limits.md); undefined = that limit is off.
+  RATE_LIMIT_PER_TOKEN: rateLimit(1200),
+  RATE_LIMIT_PER_ADDRESS: rateLimit(2400),
+  RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUnset, positiveInt.max(86_400).default(60)),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  // The HTTP round-robin proxy in front of several gateways (services/proxy; docker compose --scale):
+  // host:port[,host:port...], each name re-resolved to every address it has.
+  PROXY_UPSTREAM: z.preprocess(emptyAsUnset, z.string().regex(/^[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port[,host:port...]').optional()),
   // After SIGTERM, how long work in flight may take before connections are cut.
   SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
   // How often expired reservations are persisted by the sweeper; reads and moves expire what is due anyway.
   STOCK_SWEEP_INTERVAL_MS: positiveInt.max(86_400_000).default(10_000),
+  // Webhooks (docs/webhooks.md): delays between attempts, after the first (a comma list of 500ms, 5s, 2m, 1h, ...).
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(ms|s|m|h)\s*(,\s*\d+(ms|s|m|h)\s*)*$/, 'must be a comma list of delays such as 5s,30s,2m,1h')
+    .default('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h')
+    .transform(parseDelays),
+  // Receivers on loopback, private, link-local or metadata addresses (a network of your own, tests).
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  // How often a delivery worker looks for new events and due retries.
+  WEBHOOK_POLL_INTERVAL_MS: positiveInt.max(60_000).default(250),
+  // How long one attempt may take: the DNS lookup, the connection and the answer together.
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  // Whether `npm start` (services/stack.ts) runs a delivery worker itself; compose runs its own `webhooks` service.
+  WEBHOOK_WORKER_IN_STACK: bool.default(true),
 });
+
+/** "5s,2m" -> [5000, 120000]. */
+function parseDelays(text: string): number[] {
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  return text.split(',').map((part) => {
+    const [, amount, suffix] = /^(\d+)(ms|s|m|h)$/.exec(part.trim())!;
+    return Number(amount) * unit[suffix as keyof typeof unit];
+  });
+}
 
 export type Config = z.infer<typeof schema> & {
   authGrpcAddress: string;
@@ -78,15 +121,32 @@ export class ConfigError extends Error {
 /** A bad value as it may be shown in an error: secrets never, URLs without their credentials. */
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
-  if (/SECRET|PASSWORD|TOKEN|KEY$/.test(name)) return `a value of ${value.length} characters`;
+  // A limit or a lifetime of tokens is not a secret (TOKEN_RATE_LIMIT_PER_ACCOUNT, RATE_LIMIT_PER_TOKEN).
+  if (/SECRET|PASSWORD|TOKEN|KEY$/.test(name) && !/RATE_LIMIT|_TTL_/.test(name)) return `a value of ${value.length} characters`;
   if (/_URL$/.test(name)) return JSON.stringify(value.replace(/\/\/.*@/, '//***@'));
   return JSON.stringify(value);
+}
+
+function problemsOf(error: z.ZodError, env: NodeJS.ProcessEnv): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`);
+}
+
+/** The proxy's part of the schema only: it needs no secret, so production does not ask it for one. */
+export type ProxyConfig = Pick<z.infer<typeof schema>, 'LOG_LEVEL' | 'BIND_HOST' | 'PORT' | 'SHUTDOWN_GRACE_MS'> & { PROXY_UPSTREAM: string };
+
+export function loadProxyConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
+  const parsed = schema.pick({ LOG_LEVEL: true, BIND_HOST: true, PORT: true, SHUTDOWN_GRACE_MS: true, PROXY_UPSTREAM: true }).safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(problemsOf(parsed.error, env));
+  }
+  if (!parsed.data.PROXY_UPSTREAM) throw new ConfigError(['PROXY_UPSTREAM: required (host:port of the gateways)']);
+  return { ...parsed.data, PROXY_UPSTREAM: parsed.data.PROXY_UPSTREAM };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`));
+    throw new ConfigError(problemsOf(parsed.error, env));
   }
   const values = parsed.data;
   if (values.NODE_ENV === 'production' && !values.AUTH_JWT_SECRET) {

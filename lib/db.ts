@@ -5,6 +5,9 @@ import type { Logger } from './logger.js';
 
 export type { Knex };
 
+/** Connections per MySQL pool: one pool per database per process (docs/scaling.md sizes MySQL by it). */
+export const MYSQL_POOL_MAX = 10;
+
 /**
  * One Knex factory for both services: MySQL/MariaDB when a URL is given, otherwise an
  * embedded SQLite file under DATA_DIR. Timestamps are stored as UTC strings
@@ -34,7 +37,7 @@ export function createDatabase(options: {
         charset: 'utf8mb4',
         connectTimeout: 5000,
       },
-      pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
+      pool: { min: 0, max: MYSQL_POOL_MAX, acquireTimeoutMillis: 5000 },
       acquireConnectionTimeout: 5000,
       migrations: options.migrations,
       log,

@@ -47,6 +47,32 @@ export const sessionCacheLookups = new Counter({
   registers: [registry],
 });
 
+export const edgeAuthChecks = new Counter({
+  name: 'edge_auth_checks_total',
+  help: 'Caller checks in the ticket service by path: local (a kept Authenticate answer, no round trip) or asked (Authenticate called).',
+  labelNames: ['path'] as const,
+  registers: [registry],
+});
+
+export const revocationStreamUp = new Gauge({
+  name: 'revocation_stream_up',
+  help: '1 while the ticket service receives the revocation push and is caught up (checks may then be local).',
+  registers: [registry],
+});
+
+export const webhookAttempts = new Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: delivered (a 2xx answer) or failed (any other answer, no answer in time, or no connection).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveriesGivenUp = new Counter({
+  name: 'webhook_deliveries_given_up_total',
+  help: 'Webhook deliveries marked failed after the last attempt of WEBHOOK_RETRY_SCHEDULE.',
+  registers: [registry],
+});
+
 const pools = new Map<string, Knex>();
 
 new Gauge({

@@ -1,7 +1,8 @@
 /** The one timestamp format of every response: YYYY-MM-DDTHH:MM:SS+00:00 (UTC, numeric offset). */
 export function formatTimestamp(date: Date | undefined | null): string | null {
   if (!date) return null;
-  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  // toISOString always ends in .mmmZ (also for the expanded years beyond 9999).
+  return `${date.toISOString().slice(0, -5)}+00:00`;
 }
 
 /**

@@ -1,13 +1,17 @@
 /**
  * Container health check, for images without curl:
- *   node dist/services/healthcheck.js auth|ticket|gateway
+ *   node dist/services/healthcheck.js auth|ticket|gateway|proxy|webhooks
  * auth / ticket: grpc.health.v1 Check('') on AUTH_GRPC_PORT / TICKET_GRPC_PORT must answer SERVING.
  * gateway: GET /healthz on PORT must answer 200 (it does when both services are SERVING).
+ * proxy: GET /readyz through the proxy on PORT must answer 200 (a gateway behind it is ready).
+ * webhooks: the delivery worker finished a round (database reachable) within the last 30 s.
  * Exit 0 healthy, 1 unhealthy, 2 usage or configuration error. Reads the same environment as the service.
  */
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { ConfigError, loadProxyConfig } from '../lib/config.js';
 import { loadConfigOrExit, reachableHost } from '../lib/process/entrypoint.js';
+import { lastBeatAgeMs } from './webhooks/heartbeat.js';
 
 const TIMEOUT_MS = 3000;
 const HealthClient = makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
@@ -32,20 +36,37 @@ async function httpStatus(url: string): Promise<string> {
 }
 
 const target = process.argv[2];
-if (target !== 'auth' && target !== 'ticket' && target !== 'gateway') {
-  console.error('usage: healthcheck auth|ticket|gateway');
+if (target !== 'auth' && target !== 'ticket' && target !== 'gateway' && target !== 'proxy' && target !== 'webhooks') {
+  console.error('usage: healthcheck auth|ticket|gateway|proxy|webhooks');
   process.exit(2);
 }
-const config = loadConfigOrExit();
-const host = reachableHost(config);
 let healthy: boolean;
 let answer: string;
-if (target === 'gateway') {
-  answer = await httpStatus(`http://${host}:${config.PORT}/healthz`);
+if (target === 'webhooks') {
+  const age = lastBeatAgeMs();
+  answer = age === undefined ? 'no round yet' : `last round ${Math.round(age / 1000)} s ago`;
+  healthy = age !== undefined && age < 30_000;
+} else if (target === 'proxy') {
+  // The proxy has no secret: it reads its own part of the configuration.
+  let proxy;
+  try {
+    proxy = loadProxyConfig();
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : String(err));
+    process.exit(2);
+  }
+  answer = await httpStatus(`http://${reachableHost(proxy)}:${proxy.PORT}/readyz`);
   healthy = answer === '200';
 } else {
-  answer = await grpcServing(`${host}:${target === 'auth' ? config.AUTH_GRPC_PORT : config.TICKET_GRPC_PORT}`);
-  healthy = answer === 'SERVING' || answer === '1';
+  const config = loadConfigOrExit();
+  const host = reachableHost(config);
+  if (target === 'gateway') {
+    answer = await httpStatus(`http://${host}:${config.PORT}/healthz`);
+    healthy = answer === '200';
+  } else {
+    answer = await grpcServing(`${host}:${target === 'auth' ? config.AUTH_GRPC_PORT : config.TICKET_GRPC_PORT}`);
+    healthy = answer === 'SERVING' || answer === '1';
+  }
 }
 console.log(`${target}: ${healthy ? 'healthy' : 'unhealthy'} (${answer})`);
 process.exit(healthy ? 0 : 1);

@@ -12,6 +12,7 @@ import { AuthStore } from './auth/store/auth-store.js';
 import { loadConfigOrExit } from '../lib/process/entrypoint.js';
 import { isMain } from '../lib/process/is-main.js';
 import { openTicketDatabase } from './ticket/server.js';
+import { migrateLatest } from '../lib/migrate-latest.js';
 
 export interface MigrationResult {
   /** Migrations applied by this run (empty when the database was already up to date). */
@@ -30,7 +31,7 @@ export async function runMigrations(config: Config, logger?: Pick<Logger, 'debug
 
 async function migrate(db: Knex, after?: (db: Knex) => Promise<void>): Promise<string[]> {
   try {
-    const [, applied] = (await db.migrate.latest()) as [number, string[]];
+    const [, applied] = await migrateLatest(db);
     await after?.(db);
     return applied;
   } finally {

@@ -6,8 +6,9 @@ import { shutdownOnSignals } from '../lib/process/shutdown.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { startMetrics } from '../lib/metrics-server.js';
 import { startGateway } from '../gateway/server.js';
-import { startAuthService } from './auth/server.js';
-import { startTicketService } from './ticket/server.js';
+import { startAuthService, type RunningAuthService } from './auth/server.js';
+import { startTicketService, type RunningTicketService } from './ticket/server.js';
+import { startWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningStack {
   config: Config;
@@ -16,6 +17,9 @@ export interface RunningStack {
   ticketPort: number;
   /** Prometheus GET /metrics of all three parts; undefined with METRICS_PORT=off. */
   metricsPort?: number;
+  /** The parts themselves, for tests that look inside (e.g. whether checks are local now). */
+  auth: RunningAuthService;
+  ticket: RunningTicketService;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -32,6 +36,8 @@ export async function startStack(configured: Config, logger: Logger = createLogg
   const auth = await startAuthService(config, logger.child({ service: 'auth' }));
   const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
   const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));
+  // The webhook delivery worker shares the ticket service's database (its own process in compose).
+  const webhooks = config.WEBHOOK_WORKER_IN_STACK ? startWebhookWorker(ticket.db, config, logger.child({ service: 'webhooks' })) : undefined;
   const withBoth: Config = { ...withAuth, ticketGrpcAddress: config.TICKET_GRPC_ADDRESS ?? `127.0.0.1:${ticket.port}` };
   const gateway = await startGateway(withBoth, logger.child({ service: 'gateway' }));
   const metrics = await startMetrics(config, logger);
@@ -41,8 +47,11 @@ export async function startStack(configured: Config, logger: Logger = createLogg
     authPort: auth.port,
     ticketPort: ticket.port,
     metricsPort: metrics?.port,
+    auth,
+    ticket,
     async shutdown(graceMs = 10_000) {
       await Promise.all([gateway.shutdown(graceMs), metrics?.close()]);
+      await webhooks?.stop();
       await ticket.shutdown(graceMs);
       await auth.shutdown(graceMs);
     },

@@ -54,6 +54,13 @@ describe('parseTimestamp: valid timestamps', () => {
   it('round-trips through formatTimestamp', () => {
     expect(formatTimestamp(parseTimestamp('2031-07-01T14:00:00+02:00'))).toBe('2031-07-01T12:00:00+00:00');
   });
+
+  it('formatTimestamp drops the milliseconds, in every year JavaScript can show', () => {
+    expect(formatTimestamp(new Date(Date.UTC(2031, 6, 1, 12, 0, 0, 999)))).toBe('2031-07-01T12:00:00+00:00');
+    expect(formatTimestamp(new Date(Date.UTC(10000, 0, 1, 1)))).toBe('+010000-01-01T01:00:00+00:00');
+    expect(formatTimestamp(new Date('0001-01-01T00:00:00.5Z'))).toBe('0001-01-01T00:00:00+00:00');
+    expect(formatTimestamp(undefined)).toBeNull();
+  });
 });
 
 describe('parseTimestamp: invalid timestamps are undefined, never rolled over', () => {

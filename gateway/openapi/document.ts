@@ -2,6 +2,8 @@ import { EVENT } from '../../lib/fields/event.js';
 import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
+import { UNLIMITED_PATHS } from '../rate-limits.js';
+import { WEBHOOK } from '../../lib/fields/webhook.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 
 /**
@@ -12,7 +14,7 @@ import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 type Method = 'get' | 'post' | 'put' | 'delete';
 
 interface Operation {
-  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'operations';
+  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'webhooks' | 'operations';
   summary: string;
   /** What the docs page shows under the summary: what it does and what to expect. */
   description: string;
@@ -244,6 +246,13 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       delete: { summary: 'Delete a ticket (soft)', description: 'Marks the ticket deleted.' },
     }),
     ...stockOperations(),
+    '/livez': {
+      get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
+    },
+    '/readyz': {
+      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness: the gateway can serve (both services reachable)', description: '200 when the auth and ticket services answer their gRPC health checks SERVING within 1 s, else 503 naming the one that does not (a readiness probe takes the gateway out of rotation without restarting it).', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+    },
+    ...webhookOperations(),
     '/healthz': {
       get: { tag: 'operations', operationId: 'health', summary: 'Readiness of the gateway and both services', description: '200 when the auth and ticket services answer their health checks, else 503 naming the one that does not.', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
     },
@@ -260,6 +269,62 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
 }
 
 const MOVE_ERRORS = [...EVENT_ERRORS, 409, 413, 415];
+
+/** Webhook endpoints (PRODUCT.md 10, docs/webhooks.md). */
+function webhookOperations(): Record<string, Partial<Record<Method, Operation>>> {
+  const guid = guidParameter('guid', WEBHOOK);
+  const item = itemOperations('webhooks', 'Webhook', WEBHOOK, {
+    get: { summary: 'Get a webhook endpoint', description: 'The endpoint, without its secret, when it belongs to one of the request\'s companies (else 404).' },
+    put: { summary: 'Update a webhook endpoint (partial)', description: 'Changes url, events, description or enabled; a private target is 422 naming url.' },
+    delete: { summary: 'Delete a webhook endpoint', description: 'Nothing more is sent to it.' },
+  });
+  return {
+    '/webhooks': {
+      post: {
+        tag: 'webhooks',
+        operationId: 'createWebhook',
+        summary: 'Register a webhook endpoint (needs exactly one company in scope)',
+        description: 'Events of the company are POSTed to url, signed per Standard Webhooks with the secret of this answer (shown only here). A loopback, private, link-local or metadata target is 422 naming url unless the operator allows private targets.',
+        body: 'WebhookCreate',
+        ok: { status: 201, schema: 'WebhookCreated', headers: ['Location'] },
+        errors: [...EVENT_ERRORS, 413, 415],
+        parameters: ['Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'webhooks',
+        operationId: 'listWebhooks',
+        summary: 'List webhook endpoints in creation order',
+        description: 'Every endpoint of the request\'s companies (no secrets); with limit a page and a Link header with rel="next".',
+        ok: { status: 200, schema: 'Webhook', array: true, headers: ['Link'] },
+        errors: [400, 401, 422, 503, 504],
+        parameters: ['Company', 'limit', 'cursor'],
+      },
+    },
+    '/webhooks/{guid}': { ...item, delete: { ...item.delete!, errors: [...EVENT_ERRORS, 412] } },
+    '/webhooks/{guid}/test': {
+      post: {
+        tag: 'webhooks',
+        operationId: 'sendWebhookTest',
+        summary: 'Send a webhook.test event to this endpoint',
+        description: 'Queues a signed webhook.test event for this endpoint only; 202 with its id (the webhook-id header it arrives with).',
+        ok: { status: 202, schema: 'WebhookTestQueued' },
+        errors: EVENT_ERRORS,
+        parameters: [guid, 'Company'],
+      },
+    },
+    '/webhooks/{guid}/deliveries': {
+      get: {
+        tag: 'webhooks',
+        operationId: 'listWebhookDeliveries',
+        summary: 'The endpoint\'s recent delivery attempts, newest first',
+        description: 'The latest 100 attempts: event id and type, attempt number, response status, duration, error, next retry time.',
+        ok: { status: 200, schema: 'WebhookDelivery', array: true },
+        errors: EVENT_ERRORS,
+        parameters: [guid, 'Company'],
+      },
+    },
+  };
+}
 
 /** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
 function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
@@ -369,12 +434,24 @@ const HEADERS: Record<string, Schema> = {
   Deprecation: { schema: { type: 'string' }, description: 'RFC 9745.' },
   'Retry-After': { schema: { type: 'integer' } },
   'WWW-Authenticate': { schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    schema: { type: 'string' },
+    description:
+      'The rate-limit policies the request counted under (draft-ietf-httpapi-ratelimit-headers-11): per client address, and per access token when one was sent, e.g. `"address";q=2400;w=60, "token";q=1200;w=60`. On every answer but the health check\'s; absent when the limits are off. See docs/rate-limits.md.',
+  },
+  RateLimit: {
+    schema: { type: 'string' },
+    description: 'What is left under each policy: `r` requests for the next `t` seconds, e.g. `"address";r=2399;t=60, "token";r=1199;t=60`.',
+  },
 };
+
+/** The rate-limit fields, on every answer of a limited path (docs/rate-limits.md). */
+const RATE_LIMIT_HEADERS = { 'RateLimit-Policy': HEADERS['RateLimit-Policy']!, RateLimit: HEADERS.RateLimit! };
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Malformed request (bad JSON, bad Company header, missing Company where one company is needed).',
   401: 'Missing, invalid, expired or revoked token, or a Company the token does not cover.',
-  403: 'Forbidden (sign-up switched off).',
+  403: 'Forbidden: sign-up switched off (POST /users), or an API client\'s token where a user\'s own token is needed (then WWW-Authenticate: Bearer error="insufficient_scope").',
   404: 'Not found in the effective company set.',
   409: 'Conflict: a duplicate e-mail, or a refused stock move whose `code` says why (insufficient_stock, not_on_sale, invalid_transition, reservation_expired, barcode_taken, already_scanned, stock_held).',
   412: 'If-Match does not match.',
@@ -382,6 +459,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'Unsupported content type.',
   431: 'Authorization and Company headers too large to forward (over 8 KiB together).',
   422: 'Validation failed: errors lists every invalid field.',
+  429: 'Too many requests: a rate limit (RateLimit-Policy) is used up; retry after Retry-After seconds.',
   503: 'A backend service or database is unavailable.',
   504: 'A backend service did not answer in time.',
 };
@@ -412,31 +490,36 @@ function requestBodyOf(name: string): Schema {
   return Object.hasOwn(INPUT_SCHEMAS, name) ? { $ref: `#/components/requestBodies/${name}` } : bodyOf(ref(name));
 }
 
-function successResponse(ok: Operation['ok']): Schema {
-  const headers = Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!]));
+function successResponse(ok: Operation['ok'], limited: boolean): Schema {
+  const headers = { ...Object.fromEntries((ok.headers ?? []).map((h) => [h, HEADERS[h]!])), ...(limited ? RATE_LIMIT_HEADERS : {}) };
+  const withHeaders = Object.keys(headers).length ? { headers } : {};
   const description = ok.status === 204 ? 'Done; no body.' : 'Success.';
-  if (ok.status === 204 || ok.schema === '') return { description, ...(ok.headers ? { headers } : {}) };
+  if (ok.status === 204 || ok.schema === '') return { description, ...withHeaders };
   let schema: Schema = ok.schema === 'object' ? { type: 'object' } : ok.schema === 'text' || ok.schema === 'html' ? { type: 'string' } : ref(ok.schema);
   if (ok.array) schema = { type: 'array', items: schema };
-  return { description, ...(ok.headers ? { headers } : {}), content: { [ok.contentType ?? 'application/json']: { schema } } };
+  return { description, ...withHeaders, content: { [ok.contentType ?? 'application/json']: { schema } } };
 }
 
-function build(operation: Operation): Schema {
-  const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok) };
-  if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag } };
+/** `limited`: the path is rate limited (every path but the health check's). */
+function build(operation: Operation, limited: boolean): Schema {
+  const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok, limited) };
+  if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag, ...RATE_LIMIT_HEADERS } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
-  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : [])];
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : []), ...(limited ? [429] : [])];
   for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
-    for (const status of gatewayErrors) responses[String(status)] = { description: `RFC 6749 invalid_request: ${ERROR_TEXT[status]}`, ...oauth };
-    responses['400'] = { description: 'RFC 6749 error.', ...oauth };
-    if (operation.operationId === 'issueToken') {
-      responses['401'] = { description: 'invalid_client.', ...oauth };
-      responses['429'] = { description: 'Too many attempts.', headers: { 'Retry-After': HEADERS['Retry-After'] }, ...oauth };
-    }
-    responses['503'] = { description: 'temporarily_unavailable.', headers: { 'Retry-After': HEADERS['Retry-After'] }, ...oauth };
+    const retry = { 'Retry-After': HEADERS['Retry-After'] };
+    for (const status of gatewayErrors) responses[String(status)] = { description: `RFC 6749 invalid_request: ${ERROR_TEXT[status]}`, headers: RATE_LIMIT_HEADERS, ...oauth };
+    responses['400'] = { description: 'RFC 6749 error.', headers: RATE_LIMIT_HEADERS, ...oauth };
+    if (operation.operationId === 'issueToken') responses['401'] = { description: 'invalid_client.', headers: RATE_LIMIT_HEADERS, ...oauth };
+    responses['429'] = {
+      description: `Too many requests: the API's rate limit (RateLimit-Policy)${operation.operationId === 'issueToken' ? ', or too many token requests from this address or failed attempts for this account (TOKEN_RATE_LIMIT_*)' : ''}.`,
+      headers: { ...retry, ...RATE_LIMIT_HEADERS },
+      ...oauth,
+    };
+    responses['503'] = { description: 'temporarily_unavailable.', headers: { ...retry, ...RATE_LIMIT_HEADERS }, ...oauth };
   }
   return {
     tags: [operation.tag],
@@ -475,13 +558,14 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
   /** Bodies an operation lets be left out altogether (the stock moves). */
   const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!)]));
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path))]));
     for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(
     Object.entries(ERROR_TEXT).map(([status, description]) => {
-      const headers: Record<string, Schema> = {};
-      if (status === '401') headers['WWW-Authenticate'] = HEADERS['WWW-Authenticate']!;
+      // Shared by every path, so the health check's 503 lists the rate-limit fields too (it never carries them).
+      const headers: Record<string, Schema> = { ...RATE_LIMIT_HEADERS };
+      if (status === '401' || status === '403') headers['WWW-Authenticate'] = HEADERS['WWW-Authenticate']!;
       if (status === '429' || status === '503') headers['Retry-After'] = HEADERS['Retry-After']!;
       return [`E${status}`, { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/problem+json': { schema: ref('Problem') } } }];
     }),
@@ -501,6 +585,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'events', description: 'Events (the ticket service).' },
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
       { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
+      { name: 'webhooks', description: 'Signed webhooks of every change (docs/webhooks.md).' },
       { name: 'operations', description: 'Health and this documentation.' },
     ],
     security: [{ bearer: [] }, { oauth2: [] }],

@@ -4,6 +4,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
+import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 
 /**
  * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the field tables the API
@@ -93,6 +94,13 @@ function objectOf(fields: Iterable<string>, schemaOf: (field: string) => Schema,
 /** The fields of a resource's JSON object. */
 const jsonFields = (resource: Resource) => Object.keys(resource.fields).filter((field) => !resource.fields[field]!.notInJson);
 
+/** The creation answer of a webhook endpoint: the object with its secret, the one answer that shows it. */
+function webhookCreatedSchema(): Schema {
+  const table: Resource['fields'] = WEBHOOK.fields;
+  const fields = Object.keys(table).filter((field) => field === 'secret' || !table[field]!.notInJson);
+  return objectOf(fields, (field) => responseSchema(table[field]!), { description: 'The new endpoint with its signing secret: shown only in this response.' });
+}
+
 /** A resource as it reads (every field). */
 function resourceSchema(resource: Resource, description: string): Schema {
   return objectOf(jsonFields(resource), (field) => responseSchema(resource.fields[field]!), { description });
@@ -166,6 +174,8 @@ export function inputSchemas(): Record<string, Schema> {
     ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
     ReservationEmpty: inputSchema(MOVE_BODIES.release, true, 'No fields.'),
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
+    WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
+    WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
   };
 }
 
@@ -250,6 +260,15 @@ export function componentSchemas(): Record<string, Schema> {
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    Liveness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok'] } },
+    },
+    Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
+    WebhookCreated: webhookCreatedSchema(),
+    WebhookDelivery: resourceSchema(DELIVERY, 'One attempt to deliver an event to the endpoint.'),
+    WebhookTestQueued: objectOf(['event_id'], () => ({ type: 'string', description: 'The queued webhook.test event: its webhook-id header.' })),
     Health: {
       type: 'object',
       required: ['status', 'services'],

@@ -133,7 +133,9 @@ export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 export function oauthRequestError(problem: Problem): { status: number; body: string } {
   // RFC 6749 5.2: a request the endpoint cannot use is 400 invalid_request, whatever the REST answer would be.
-  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, body: JSON.stringify({ error: 'invalid_request', error_description: problem.detail }) };
+  // A request refused by the API's rate limit (429) is temporarily_unavailable, as the endpoint's own limits answer.
+  const error = problem.status === 429 ? 'temporarily_unavailable' : 'invalid_request';
+  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, body: JSON.stringify({ error, error_description: problem.detail }) };
 }
 
 /** Whether a request goes to a token endpoint (POST only), which answers in RFC 6749 form. */

@@ -27,7 +27,7 @@ export function ticketRoutes(clients: BackendClients, call: Caller, logger: Logg
 
   const streamTickets = async (req: Request, res: Response, eventId: string) => {
     const source = backend.stream({ event_id: eventId }, call.metadata(req), { deadline: Date.now() + STREAM_DEADLINE_MS });
-    if ((await pipeJsonArray(res, source, ticketJson)) === 'failed') {
+    if ((await pipeJsonArray(res, source, (batch) => batch.tickets.map(ticketJson))) === 'failed') {
       logger.warn({ requestId: res.locals.requestId, path: req.path }, 'ticket stream failed after the first item; response cut off');
     }
   };

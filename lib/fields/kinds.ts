@@ -101,6 +101,14 @@ export function fieldDef(table: FieldTable, name: string): FieldDef | undefined 
   return Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
+/** The tables are constants: their entries are listed once, not for every row or message (a whole-list stream converts one per ticket). */
+const entriesOfTable = new WeakMap<FieldTable, ReadonlyArray<readonly [string, FieldDef]>>();
+export function tableEntries(table: FieldTable): ReadonlyArray<readonly [string, FieldDef]> {
+  let entries = entriesOfTable.get(table);
+  if (!entries) entriesOfTable.set(table, (entries = Object.entries(table)));
+  return entries;
+}
+
 export function fieldNames<T extends FieldTable>(table: T): Array<keyof T & string> {
   return Object.keys(table);
 }

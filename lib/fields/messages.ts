@@ -1,4 +1,4 @@
-import type { FieldDef, FieldTable, ValueOfAny } from './kinds.js';
+import { tableEntries, type FieldDef, type FieldTable, type ValueOfAny } from './kinds.js';
 
 /**
  * Field values <-> protobuf message fields. Proto field names are the table's names; null
@@ -14,7 +14,7 @@ function enumNumber(values: readonly string[], value: string): number {
 /** Values -> a partial message (wrap it in the message type's fromPartial). Fields the table lacks are left out. */
 export function toMessageFields(table: FieldTable, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const message: Record<string, unknown> = {};
-  for (const [field, def] of Object.entries(table)) {
+  for (const [field, def] of tableEntries(table)) {
     const value = values[field];
     if (value === null || value === undefined) continue;
     message[field] = def.kind.type === 'enum' && typeof value === 'string' ? enumNumber(def.kind.values, value) : value;

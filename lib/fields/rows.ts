@@ -18,22 +18,34 @@ function fromColumn(def: FieldDef, value: unknown): ValueOfAny {
       return Number(value);
     case 'timestamp':
       return fromDbTime(value as string | Date) ?? null;
+    case 'text-list':
+      // Stored as a JSON array in a text column.
+      return typeof value === 'string' ? (JSON.parse(value) as string[]) : (value as string[]);
     default:
       return value as string;
   }
 }
 
-/** A value as its column takes it: UTC timestamps as text, booleans as 0/1 (better-sqlite3 binds no booleans). */
+/** A value as its column takes it: UTC timestamps as text, booleans as 0/1 (better-sqlite3 binds no booleans), lists as JSON. */
 export function toColumn(value: unknown): unknown {
   if (value instanceof Date) return toDbTime(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
+  if (Array.isArray(value)) return JSON.stringify(value);
   return value;
+}
+
+/** Each stored field with its definition and column, listed once per table (not for every row of a long list). */
+const storedOfTable = new WeakMap<FieldTable, ReadonlyArray<{ field: string; def: FieldDef; column: string }>>();
+function storedColumns(table: FieldTable): ReadonlyArray<{ field: string; def: FieldDef; column: string }> {
+  let stored = storedOfTable.get(table);
+  if (!stored) storedOfTable.set(table, (stored = storedFields(table).map((field) => ({ field, def: table[field]!, column: columnOf(table, field) }))));
+  return stored;
 }
 
 /** A row -> the values of every stored field. */
 export function valuesFromRow<V>(table: FieldTable, row: Row): V {
   const values: Record<string, unknown> = {};
-  for (const field of storedFields(table)) values[field] = fromColumn(table[field]!, row[columnOf(table, field)]);
+  for (const { field, def, column } of storedColumns(table)) values[field] = fromColumn(def, row[column]);
   return values as V;
 }
 

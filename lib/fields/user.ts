@@ -3,6 +3,9 @@ import type { FieldDef, Resource } from './kinds.js';
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
 
+/** A name of a user, a company or an API client: 1 to 255 characters once trimmed. */
+export const NAME_KIND = { type: 'text', max: 255, notBlank: true } as const;
+
 /**
  * The user object (spec 2.2). Sign-up takes its own body (SIGN_UP_FIELDS below): no field is
  * writable through the user object itself.
@@ -11,7 +14,7 @@ export const USER_FIELDS = {
   guid: { kind: GUID, nullable: false, role: 'server-managed', description: 'The user\'s id.' },
   default_company_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The company a token covers when none is asked for.' },
   whitelabel_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The white label the user signed up through.' },
-  name: { kind: { type: 'text', max: 255, notBlank: true }, nullable: false, role: 'server-managed', description: 'The user\'s name.' },
+  name: { kind: NAME_KIND, nullable: false, role: 'server-managed', description: 'The user\'s name.' },
   email: { kind: { type: 'text', max: 320, format: 'email' }, nullable: false, role: 'server-managed', description: 'Login name, stored lower-cased.' },
   phone: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', description: 'Phone number, if given.' },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When the user signed up.' },

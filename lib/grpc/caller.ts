@@ -23,3 +23,8 @@ export function missingTokenError(): RpcError {
 export function companyValues(metadata: Metadata): string[] {
   return metadataStrings(metadata, 'company');
 }
+
+/** The answer to a token whose session was revoked or has ended (the auth service's and every local check's). */
+export function sessionEndedError(): RpcError {
+  return RpcError.unauthenticated('The access token has been revoked or its session has ended.', 'invalid_token');
+}

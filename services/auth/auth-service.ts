@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { isDependencyDown } from '../../lib/dependency-down.js';
-import { missingTokenError } from '../../lib/grpc/caller.js';
+import { effectiveCompanies } from '../../lib/effective-companies.js';
+import { missingTokenError, sessionEndedError } from '../../lib/grpc/caller.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { isGuid, newGuid } from '../../lib/ids.js';
 import { sessionCacheLookups } from '../../lib/metrics.js';
@@ -8,10 +9,12 @@ import { User, type ApiClient, type Company, type CreateApiClientResponse, type 
 import { toMessageFields } from '../../lib/fields/messages.js';
 import { USER_FIELDS } from '../../lib/fields/user.js';
 import type { AccessTokens } from './domain/access-tokens.js';
-import { effectiveCompanies, requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
+import { requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
-import type { RateLimiter } from './domain/rate-limiter.js';
+import type { TokenRateLimits } from './domain/rate-limiter.js';
 import { signUpValues } from './domain/sign-up-rules.js';
+import { checkedName } from './domain/text-rules.js';
+import type { RevocationFeed } from './revocation-feed.js';
 import type { SessionCache } from './session-cache.js';
 import { DuplicateEmailError, type AuthStore, type CompanyRow, type UserRow } from './store/auth-store.js';
 
@@ -19,8 +22,6 @@ export interface AuthSettings {
   signupEnabled: boolean;
   whitelabelId: string;
   refreshTokenTtlSeconds: number;
-  rateLimitPerAccount: number;
-  rateLimitPerAddress: number;
 }
 
 export interface Caller {
@@ -43,8 +44,10 @@ export class AuthService {
     private readonly store: AuthStore,
     private readonly cache: SessionCache,
     private readonly tokens: AccessTokens,
-    private readonly limiter: RateLimiter,
+    private readonly limits: TokenRateLimits,
     private readonly settings: AuthSettings,
+    /** The revocations every replica made, read from the shared table (not started in the admin CLI). */
+    private readonly revocations?: RevocationFeed,
   ) {}
 
   async signUp(input: SignUpRequest): Promise<User> {
@@ -63,7 +66,7 @@ export class AuthService {
   }
 
   async issueToken(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
-    this.limit(`address:${clientAddress}`, this.settings.rateLimitPerAddress);
+    this.tooMany(await this.limits.countRequest(clientAddress));
     switch (request.grant_type) {
       case 'password':
         return this.passwordGrant(request, clientAddress);
@@ -84,12 +87,12 @@ export class AuthService {
     }
     // Failed attempts count per account and address: guessing is slowed down, but nobody
     // elsewhere can lock the owner out by failing on purpose.
-    const failures = `account:${request.username.trim().toLowerCase()}|${clientAddress}`;
-    this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
+    const account = `user:${request.username.trim().toLowerCase()}`;
+    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     const user = await this.store.findUserByEmail(request.username.trim());
     const passwordOk = await verifyPassword(request.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!user || !passwordOk) {
-      this.limiter.record(failures);
+      await this.limits.recordFailure(account, clientAddress);
       throw invalidGrant('The user name or password is incorrect.');
     }
     return this.startSession(user, null, request.company_id, true);
@@ -99,8 +102,8 @@ export class AuthService {
     if (!request.client_id || !request.client_secret) {
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'client_id and client_secret are required.');
     }
-    const failures = `account:client:${request.client_id.trim().toLowerCase()}|${clientAddress}`;
-    this.refuseWhenOver(failures, this.settings.rateLimitPerAccount);
+    const account = `client:${request.client_id.trim().toLowerCase()}`;
+    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     // An unreadable client id is an unknown client; a database that is down is not (503, and no failure counted).
     const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch((err: unknown) => {
       if (isDependencyDown(err)) throw err;
@@ -109,7 +112,7 @@ export class AuthService {
     const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
     const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
     if (!client || !user) {
-      this.limiter.record(failures);
+      await this.limits.recordFailure(account, clientAddress);
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
     }
     // A client never gets more than the companies it was created for (and the user still belongs to).
@@ -196,11 +199,13 @@ export class AuthService {
 
   async revokeSession(sessionId: string): Promise<void> {
     await this.store.revokeSession(sessionId);
+    await this.revocations?.poke();
     await this.cache.markRevoked(sessionId);
   }
 
   async revokeSessionsOfUser(userId: string): Promise<number> {
     const ids = await this.store.revokeSessionsOfUser(userId);
+    await this.revocations?.poke();
     for (const id of ids) await this.cache.markRevoked(id);
     return ids.length;
   }
@@ -232,8 +237,9 @@ export class AuthService {
       };
       await this.cache.fill(sessionId, session);
     }
-    if (session.revoked || session.expiresAt <= Date.now() || session.userId !== userId) {
-      throw RpcError.unauthenticated('The access token has been revoked or its session has ended.', 'invalid_token');
+    // A cache entry another replica could not overwrite (Redis was down there) is not believed either.
+    if (session.revoked || this.revocations?.isRevoked(sessionId) || session.expiresAt <= Date.now() || session.userId !== userId) {
+      throw sessionEndedError();
     }
     return session;
   }
@@ -249,8 +255,7 @@ export class AuthService {
   }
 
   async createCompany(caller: Caller, name: string): Promise<Company> {
-    const trimmed = name.trim();
-    if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
+    const trimmed = checkedName(name);
     return toCompany(await this.store.createCompany(caller.userId, trimmed));
   }
 
@@ -269,8 +274,7 @@ export class AuthService {
     if (companyIds.length === 0) {
       throw new RpcError(status.INVALID_ARGUMENT, 'This request covers no company, so an API client made with it could act for none: use a token issued for a company.');
     }
-    const trimmed = name.trim();
-    if (trimmed.length < 1 || trimmed.length > 255) throw RpcError.invalidArgument([{ field: 'name', description: 'must be 1 to 255 characters' }]);
+    const trimmed = checkedName(name);
     const secret = newSecret();
     const client = await this.store.createApiClient({ clientId: newGuid(), userId, name: trimmed, secretHash: sha256(secret), companyIds });
     return { client_id: client.client_id, client_secret: secret, name: client.name, created_at: client.created_at, company_ids: client.company_ids };
@@ -296,17 +300,8 @@ export class AuthService {
     if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
     const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
+    await this.revocations?.poke();
     for (const sessionId of sessions) await this.cache.markRevoked(sessionId);
-  }
-
-  /** Counts one attempt against `key` and refuses it when over `max`. */
-  private limit(key: string, max: number): void {
-    this.tooMany(this.limiter.hit(key, max));
-  }
-
-  /** Refuses when `key` already has `max` recorded events in the window (counts nothing). */
-  private refuseWhenOver(key: string, max: number): void {
-    this.tooMany(this.limiter.retryAfter(key, max));
   }
 
   private tooMany(retryAfter: number): void {

@@ -3,12 +3,20 @@ import type { AuthServiceServer } from '../../lib/gen/auth/v1/auth.js';
 import { bearerToken, companyValues } from '../../lib/grpc/caller.js';
 import { timingSafeEqual } from 'node:crypto';
 import { INTERNAL_KEY_METADATA, metadataStrings } from '../../lib/grpc/client.js';
-import { unary } from '../../lib/grpc/server.js';
+import { serverStream, unary } from '../../lib/grpc/server.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AuthService } from './auth-service.js';
+import type { RevocationFeed } from './revocation-feed.js';
+import type { AuthStore } from './store/auth-store.js';
+import { watchRevocations } from './watch-revocations.js';
 
 /** gRPC face of the auth service: reads metadata, calls the service, nothing else. */
-export function authRpcHandlers(service: AuthService, logger: Logger, internalKey?: string): AuthServiceServer {
+export function authRpcHandlers(
+  service: AuthService,
+  logger: Logger,
+  internalKey: string | undefined,
+  revocations: { feed: RevocationFeed; store: AuthStore },
+): AuthServiceServer {
   const clientAddress = clientAddressOf(internalKey);
   const caller = (call: ServerUnaryCall<unknown, unknown>) => service.authenticate(bearerToken(call.metadata), companyValues(call.metadata));
   return {
@@ -31,6 +39,7 @@ export function authRpcHandlers(service: AuthService, logger: Logger, internalKe
       await service.deleteApiClient(await caller(call), req.client_id);
       return {};
     }),
+    watchRevocations: serverStream(logger, 'WatchRevocations', (req, call) => watchRevocations(revocations.feed, revocations.store, req, call)),
   };
 }
 

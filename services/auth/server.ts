@@ -5,18 +5,23 @@ import { AuthServiceService } from '../../lib/gen/auth/v1/auth.js';
 import { serveGrpc, type RunningServer } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observeCache, observePool } from '../../lib/metrics.js';
+import { RateLimitStore } from '../../lib/rate-limit/redis-store.js';
 import { signingSecret } from '../../lib/secrets.js';
 import { AuthService } from './auth-service.js';
+import { RevocationFeed } from './revocation-feed.js';
 import { AccessTokens } from './domain/access-tokens.js';
-import { RateLimiter } from './domain/rate-limiter.js';
+import { TokenRateLimits } from './domain/rate-limiter.js';
 import { authRpcHandlers } from './rpc.js';
 import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
 import { AuthStore } from './store/auth-store.js';
 import { authMigrations } from './store/migrations.js';
+import { migrateLatest } from '../../lib/migrate-latest.js';
 
 export interface RunningAuthService {
   port: number;
   service: AuthService;
+  /** This replica's reader of the shared revocations table. */
+  revocations: RevocationFeed;
   store: AuthStore;
   db: Knex;
   shutdown(graceMs?: number): Promise<void>;
@@ -35,13 +40,15 @@ export interface AuthComponents {
   service: AuthService;
   store: AuthStore;
   cache: SessionCache;
+  /** Not started here: the gRPC server starts it, the admin CLI needs none. */
+  revocations: RevocationFeed;
 }
 
 /**
  * The auth service's rules on an open (migrated) database, as the gRPC server and the admin
  * CLI use them: the same store, session cache (Redis when configured) and signing key.
  */
-export async function createAuthService(config: Config, db: Knex, logger: Logger, options: { cache?: SessionCache } = {}): Promise<AuthComponents> {
+export async function createAuthService(config: Config, db: Knex, logger: Logger, options: { cache?: SessionCache; /** Where token rate limits are counted; without one, in this process. */ rateLimitStore?: RateLimitStore } = {}): Promise<AuthComponents> {
   const store = new AuthStore(db);
   const whitelabelId = await store.ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
   const cache: SessionCache =
@@ -57,20 +64,29 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     config.AUTH_JWT_AUDIENCE,
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
-  const service = new AuthService(store, cache, tokens, new RateLimiter(config.TOKEN_RATE_LIMIT_WINDOW_SECONDS * 1000), {
+  const limits = new TokenRateLimits(
+    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    options.rateLimitStore,
+  );
+  const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);
+  const service = new AuthService(store, cache, tokens, limits, {
     signupEnabled: config.SIGNUP_ENABLED,
     whitelabelId,
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-    rateLimitPerAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT,
-    rateLimitPerAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS,
-  });
-  return { service, store, cache };
+  }, revocations);
+  return { service, store, cache, revocations };
 }
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
   const db = openAuthDatabase(config, logger);
-  await db.migrate.latest();
-  const { service, store, cache } = await createAuthService(config, db, logger);
+  await migrateLatest(db);
+  // Shared by every auth replica on the same Redis; the admin CLI (no token requests) counts nothing there.
+  const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
+  const { service, store, cache, revocations } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {
+    await rateLimitStore?.close();
+    throw err;
+  });
+  await revocations.start();
   if (!config.INTERNAL_API_KEY) {
     logger.warn(
       'INTERNAL_API_KEY is not set: the client address a gateway forwards is not believed, so every token request through a gateway counts against the gateway\'s own address (TOKEN_RATE_LIMIT_PER_ADDRESS). Set the same INTERNAL_API_KEY on the gateway and the auth service.',
@@ -81,7 +97,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
-    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY) }],
+    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }) }],
     logger,
     isReady: () => store.ping().then(() => true),
   });
@@ -89,11 +105,14 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   return {
     port: server.port,
     service,
+    revocations,
     store,
     db,
     async shutdown(graceMs) {
+      revocations.stop();
       await server.shutdown(graceMs);
       await cache.close();
+      await rateLimitStore?.close();
       await db.destroy();
     },
   };

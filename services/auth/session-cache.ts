@@ -1,5 +1,5 @@
-import { createClient } from 'redis';
 import type { Logger } from '../../lib/logger.js';
+import { closeRedis, openRedis, type RedisConnection } from '../../lib/redis-connection.js';
 
 export interface CachedSession {
   userId: string;
@@ -82,33 +82,17 @@ export class MemorySessionCache implements SessionCache {
  * sessions bypass the cache, so a revoked token is never accepted from a stale entry.
  */
 export class RedisSessionCache implements SessionCache {
-  private readonly client;
+  private readonly client: RedisConnection;
   private readonly pendingRevocations = new Set<string>();
-  private lastErrorLog = 0;
 
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
     private readonly timeoutMs: number,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
-    this.client = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 1000) },
-    });
-    this.client.on('error', (err: Error) => {
-      if (Date.now() - this.lastErrorLog > 10_000) {
-        this.lastErrorLog = Date.now();
-        this.logger.warn({ err: err.message }, 'redis unavailable; sessions are read from the database');
-      }
-    });
-    this.client.on('ready', () => {
-      this.logger.info('redis session cache ready');
-      void this.flushPending();
-    });
-    this.client.connect().catch(() => undefined);
+    this.client = openRedis(url, logger, { whileDown: 'sessions are read from the database', ready: 'redis session cache ready' }, () => void this.flushPending());
   }
 
   private key(sessionId: string): string {
@@ -174,11 +158,7 @@ export class RedisSessionCache implements SessionCache {
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
-  async close(): Promise<void> {
-    try {
-      if (this.client.isOpen) await this.client.close();
-    } catch {
-      this.client.destroy();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.client);
   }
 }

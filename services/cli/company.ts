@@ -1,4 +1,6 @@
+import { companyJson } from '../../gateway/json.js';
 import { isGuid } from '../../lib/ids.js';
+import { nameProblem } from '../auth/domain/text-rules.js';
 import { CliError, requiredString, UsageError, type CommandSpec } from './command.js';
 
 export const companyCommands: CommandSpec[] = [
@@ -13,12 +15,13 @@ export const companyCommands: CommandSpec[] = [
     examples: ["ticketing company create --name 'Second company' --owner ann@example.com"],
     async run(context, values) {
       const name = requiredString(values, 'name').trim();
-      if (name.length < 1 || name.length > 255) throw new UsageError('--name must be 1 to 255 characters');
+      const problem = nameProblem(name);
+      if (problem) throw new UsageError(`--name ${problem}`);
       const owner = await context.userByEmail(requiredString(values, 'owner'));
       const { store } = await context.auth();
       const company = await store.createCompany(owner.guid, name);
       return {
-        json: { guid: company.guid, name: company.name, created_at: company.created_at, updated_at: company.updated_at, owner_id: owner.guid },
+        json: { ...companyJson(company), owner_id: owner.guid },
         text: `Created company ${company.guid} "${company.name}"; member: ${owner.email}.`,
       };
     },

@@ -5,6 +5,7 @@ import { createAuthService, openAuthDatabase, type AuthComponents } from '../aut
 import { MemorySessionCache } from '../auth/session-cache.js';
 import type { UserRow } from '../auth/store/auth-store.js';
 import { CliError } from './command.js';
+import { migrateLatest } from '../../lib/migrate-latest.js';
 
 /**
  * What a command works on: the configuration of the services (same environment), and the
@@ -32,7 +33,7 @@ export class CliContext {
     this.components ??= (async () => {
       const db = openAuthDatabase(this.config, this.logger);
       this.db = db;
-      await db.migrate.latest();
+      await migrateLatest(db);
       const config = { ...this.config, SIGNUP_ENABLED: true };
       return createAuthService(config, db, this.logger, {
         cache: this.options.withSessionCache ? undefined : new MemorySessionCache(this.config.SESSION_CACHE_TTL_SECONDS),

@@ -1,3 +1,4 @@
+import { userJson } from '../../gateway/json.js';
 import { fieldNames, type FieldDef } from '../../lib/fields/kinds.js';
 import { SIGN_UP_FIELDS } from '../../lib/fields/user.js';
 import type { SignUpRequest } from '../../lib/gen/auth/v1/auth.js';
@@ -50,7 +51,7 @@ export const userCommands: CommandSpec[] = [
       const { service } = await context.auth();
       const user = await service.signUp(request);
       return {
-        json: user,
+        json: userJson(user),
         text: `Created user ${user.guid} <${user.email}>, default company ${user.default_company_id}.`,
       };
     },

@@ -1,8 +1,13 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
-import { bearerToken, companyValues, missingTokenError } from '../../lib/grpc/caller.js';
+import { effectiveCompanies } from '../../lib/effective-companies.js';
+import { AuthServiceClient, type AuthenticateResponse } from '../../lib/gen/auth/v1/auth.js';
+import { bearerToken, companyValues, missingTokenError, sessionEndedError } from '../../lib/grpc/caller.js';
 import { CLIENT_OPTIONS, callUnary, insecure } from '../../lib/grpc/client.js';
 import { fromServiceError, isServiceError } from '../../lib/grpc/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import { edgeAuthChecks } from '../../lib/metrics.js';
+import { KeptAnswers } from './kept-answers.js';
+import { RevocationWatch } from './revocation-watch.js';
 
 export interface AuthenticatedCaller {
   userId: string;
@@ -10,29 +15,79 @@ export interface AuthenticatedCaller {
   companyIds: string[];
 }
 
+export interface AuthCheckOptions {
+  deadlineMs: number;
+  /** Check callers locally while the revocation push is live (false: ask on every call). */
+  local: boolean;
+  /** How long an Authenticate answer is kept (the session cache TTL: company memberships are re-read as often). */
+  keepSeconds: number;
+  logger: Pick<Logger, 'info' | 'warn'>;
+}
+
 /**
- * Every call is checked by the auth service with the caller's own metadata, so a gRPC
- * caller meets exactly the checks a REST caller meets. Its UNAUTHENTICATED and
- * INVALID_ARGUMENT answers pass through unchanged.
+ * Every call is checked with the caller's own metadata, so a gRPC caller meets exactly the
+ * checks a REST caller meets, and the auth service's UNAUTHENTICATED and INVALID_ARGUMENT
+ * answers pass through unchanged.
+ *
+ * In the steady state without a round trip (docs/auth.md, "Checks at the edge"): the first
+ * call with a token asks Authenticate for the token's companies and keeps the answer; later
+ * calls with the very same token are answered from it, narrowed by their Company values with
+ * the auth service's own function, and refused as soon as the revocation push names the
+ * session. While the push is down or not caught up, every call asks, as before.
  */
 export class AuthCheck {
   private readonly client: AuthServiceClient;
+  private readonly kept = new KeptAnswers();
+  readonly revocations?: RevocationWatch;
 
-  constructor(address: string, private readonly deadlineMs: number) {
+  constructor(
+    address: string,
+    private readonly options: AuthCheckOptions,
+  ) {
     this.client = new AuthServiceClient(address, insecure(), CLIENT_OPTIONS);
+    if (options.local) {
+      const rememberMs = (options.keepSeconds + 60) * 1000;
+      this.revocations = new RevocationWatch(this.client, rememberMs, () => this.kept.clear(), options.logger);
+      this.revocations.start();
+    }
   }
 
   async caller(metadata: Metadata): Promise<AuthenticatedCaller> {
     const token = bearerToken(metadata);
     if (!token) throw missingTokenError();
+    const companies = companyValues(metadata);
+    const watch = this.revocations;
+    if (!watch?.isLive) {
+      edgeAuthChecks.inc({ path: 'asked' });
+      const answer = await this.ask(token, companies, metadata);
+      return { userId: answer.user_id, companyIds: answer.company_ids };
+    }
+    const kept = this.kept.get(token);
+    if (kept) {
+      if (watch.isRevoked(kept.sessionId)) throw sessionEndedError();
+      edgeAuthChecks.inc({ path: 'local' });
+      return { userId: kept.userId, companyIds: effectiveCompanies(kept.companyIds, companies) };
+    }
+    edgeAuthChecks.inc({ path: 'asked' });
+    const epoch = watch.epoch;
+    const answer = await this.ask(token, [], metadata);
+    // Revoked while the answer was on its way: the push said so first.
+    if (watch.isRevoked(answer.session_id)) throw sessionEndedError();
+    if (watch.isLive && watch.epoch === epoch) {
+      const until = Math.min(answer.expires_at?.getTime() ?? 0, Date.now() + this.options.keepSeconds * 1000);
+      this.kept.keep(token, { userId: answer.user_id, sessionId: answer.session_id, companyIds: answer.company_ids, until });
+    }
+    return { userId: answer.user_id, companyIds: effectiveCompanies(answer.company_ids, companies) };
+  }
+
+  private async ask(token: string, companies: string[], metadata: Metadata): Promise<AuthenticateResponse> {
     try {
-      const result = await callUnary(
+      return await callUnary(
         this.client.authenticate.bind(this.client),
-        { access_token: token, company: companyValues(metadata) },
+        { access_token: token, company: companies },
         requestIdOnly(metadata),
-        this.deadlineMs,
+        this.options.deadlineMs,
       );
-      return { userId: result.user_id, companyIds: result.company_ids };
     } catch (err) {
       if (isServiceError(err)) throw fromServiceError(err);
       throw err;
@@ -40,6 +95,7 @@ export class AuthCheck {
   }
 
   close(): void {
+    this.revocations?.stop();
     this.client.close();
   }
 }

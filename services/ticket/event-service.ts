@@ -17,10 +17,12 @@ import type { EventRecord } from './domain/event-fields.js';
 import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import { decodePageToken, encodePageToken, eventListKey, pageSize } from './domain/paging.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
-import { storedGuid } from './request-guid.js';
+import { findInCompanies, notFound } from './find-in-companies.js';
 import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { eventEtag, eventMessage } from './messages.js';
 import type { EventStore } from './store/event-store.js';
+import { eventChange } from './change-events.js';
+import { recordChange } from './store/outbox-store.js';
 
 /** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
 const EVENT_SERVER_DEFAULTS = defaultsOf(EVENT_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof EVENT_FIELDS>, 'guid' | 'company_id' | 'created_at'>;
@@ -33,16 +35,13 @@ export class EventService {
   ) {}
 
   /** A live event of the caller's companies, else NOT_FOUND. */
-  async find(caller: AuthenticatedCaller, guid: string): Promise<EventRecord> {
-    const id = storedGuid(guid);
-    const event = id ? await this.events.find(caller.companyIds, id) : undefined;
-    if (!event) throw RpcError.notFound('Event', { type: 'ticketing.v1.Event', name: guid });
-    return event;
+  find(caller: AuthenticatedCaller, guid: string): Promise<EventRecord> {
+    return findInCompanies('Event', caller.companyIds, guid, (companyIds, id) => this.events.find(companyIds, id));
   }
 
   /** Inside a transaction that adds to the event: NOT_FOUND when it was deleted meanwhile (see EventStore.holdLive). */
   async holdLive(trx: Knex, caller: AuthenticatedCaller, guid: string): Promise<void> {
-    if (!(await this.events.holdLive(trx, caller.companyIds, guid))) throw RpcError.notFound('Event', { type: 'ticketing.v1.Event', name: guid });
+    if (!(await this.events.holdLive(trx, caller.companyIds, guid))) throw notFound('Event', guid);
   }
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Event> {
@@ -75,7 +74,11 @@ export class EventService {
       const { values, violations } = checkNew(EVENT, event, prospective);
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
-      return { result: eventMessage(record), write: (trx: Knex) => this.events.insert(record, trx) };
+      const write = async (trx: Knex) => {
+        await this.events.insert(record, trx);
+        await recordChange(trx, eventChange('event.created', record), now);
+      };
+      return { result: eventMessage(record), write };
     };
     if (validateOnly) return (await prepare()).result;
     return this.creations.run(

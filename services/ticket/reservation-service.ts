@@ -25,9 +25,12 @@ import type { ReservationRecord } from './domain/reservation-fields.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { reservationMessage, scanMessage } from './reservation-messages.js';
+import { findInCompanies, notFound } from './find-in-companies.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
+import { reservationChange, scanChange } from './change-events.js';
+import { recordChange } from './store/outbox-store.js';
 
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
 
@@ -47,9 +50,6 @@ function requireState(current: ReservationRecord, allowed: readonly ReservationS
   if (!allowed.includes(current.state)) throw stockConflict('invalid_transition', `A ${current.state} reservation cannot be ${move}.`);
 }
 
-/** NOT_FOUND naming what was asked for (google.rpc.ResourceInfo); `name` is the guid or barcode as sent. */
-const notFound = (what: 'Ticket' | 'Reservation' | 'Barcode', name: string) => RpcError.notFound(what, { type: RESOURCE_TYPES[what], name });
-const RESOURCE_TYPES = { Ticket: 'ticketing.v1.Ticket', Reservation: 'ticketing.v1.Reservation', Barcode: 'ticketing.v1.Barcode' };
 
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
@@ -65,18 +65,12 @@ export class ReservationService {
     return due.length > 0;
   }
 
-  private async findTicket(caller: AuthenticatedCaller, guid: string): Promise<StockTicket> {
-    const id = storedGuid(guid);
-    const ticket = id ? await this.store.findTicket(caller.companyIds, id) : undefined;
-    if (!ticket) throw notFound('Ticket', guid);
-    return ticket;
+  private findTicket(caller: AuthenticatedCaller, guid: string): Promise<StockTicket> {
+    return findInCompanies('Ticket', caller.companyIds, guid, (companyIds, id) => this.store.findTicket(companyIds, id));
   }
 
-  private async findReservation(caller: AuthenticatedCaller, guid: string): Promise<ReservationRecord> {
-    const id = storedGuid(guid);
-    const found = id ? await this.store.find(caller.companyIds, id) : undefined;
-    if (!found) throw notFound('Reservation', guid);
-    return found;
+  private findReservation(caller: AuthenticatedCaller, guid: string): Promise<ReservationRecord> {
+    return findInCompanies('Reservation', caller.companyIds, guid, (companyIds, id) => this.store.find(companyIds, id));
   }
 
   async reserve(caller: AuthenticatedCaller, request: ReserveTicketRequest): Promise<Reservation> {
@@ -96,6 +90,7 @@ export class ReservationService {
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
         if (!(await this.store.take(trx, locked, request.amount))) throw stockConflict('insufficient_stock');
         await this.store.insert(trx, record);
+        await recordChange(trx, reservationChange(record, true), now);
       };
       return { result: reservationMessage(record), write };
     };
@@ -148,7 +143,9 @@ export class ReservationService {
         if (!ticket) throw notFound('Reservation', guid);
         await this.store.expireDue(trx, ticket, now);
         await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
-        return reservationMessage((await this.store.find(scope, found.guid, trx))!);
+        const moved = (await this.store.find(scope, found.guid, trx))!;
+        await recordChange(trx, reservationChange(moved), now);
+        return reservationMessage(moved);
       }),
     );
   }
@@ -213,7 +210,9 @@ export class ReservationService {
           const scannedAt = formatTimestamp(first?.scanned_at) ?? '';
           throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
         }
-        return scanMessage({ ...found, scanned_at: now });
+        const scan = { ...found, scanned_at: now };
+        await recordChange(trx, scanChange(ticket.company_id, scan), now);
+        return scanMessage(scan);
       }),
     );
   }

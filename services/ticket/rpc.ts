@@ -26,6 +26,16 @@ import type {
   TicketServiceServer,
   UpdateTicketRequest,
 } from '../../lib/gen/ticketing/v1/ticket.js';
+import type {
+  CreateWebhookRequest,
+  DeleteWebhookRequest,
+  GetWebhookRequest,
+  ListDeliveriesRequest,
+  ListWebhooksRequest,
+  SendTestEventRequest,
+  UpdateWebhookRequest,
+  WebhookServiceServer,
+} from '../../lib/gen/ticketing/v1/webhook.js';
 import { serverStream, unary } from '../../lib/grpc/server.js';
 import { isValidateOnly } from '../../lib/grpc/validate-only.js';
 import type { Logger } from '../../lib/logger.js';
@@ -38,6 +48,8 @@ import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
+import { WebhookStore } from './store/webhook-store.js';
+import { WebhookService } from './webhook-service.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
@@ -69,6 +81,13 @@ export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ti
       for await (const ticket of tickets.stream(caller, req)) {
         if (call.cancelled) return;
         if (!call.write(ticket)) await drained(call);
+      }
+    }),
+    streamTicketBatches: serverStream(logger, 'StreamTicketBatches', async (req, call) => {
+      const caller = await auth.caller(call.metadata);
+      for await (const batch of tickets.streamBatches(caller, req)) {
+        if (call.cancelled) return;
+        if (!call.write({ tickets: batch })) await drained(call);
       }
     }),
     createTicket: handler('CreateTicket', (caller, req: CreateTicketRequest, validateOnly) => tickets.create(caller, req, validateOnly)),
@@ -106,6 +125,23 @@ export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger
     confirmReservation: handler('ConfirmReservation', (caller, req: ConfirmReservationRequest) => reservations.confirm(caller, req)),
     releaseReservation: handler('ReleaseReservation', (caller, req: ReleaseReservationRequest) => reservations.release(caller, req)),
     scanBarcode: handler('ScanBarcode', (caller, req: ScanBarcodeRequest) => reservations.scan(caller, req)),
+  };
+}
+
+export function webhookRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger, options: { allowPrivateTargets: boolean }): WebhookServiceServer {
+  const webhooks = new WebhookService(new WebhookStore(db), new IdempotentCreation(db, new IdempotencyStore(db)), options.allowPrivateTargets);
+  const handler = authenticated(auth, logger);
+  return {
+    createWebhook: handler('CreateWebhook', (caller, req: CreateWebhookRequest, validateOnly) => webhooks.create(caller, req, validateOnly)),
+    getWebhook: handler('GetWebhook', (caller, req: GetWebhookRequest) => webhooks.get(caller, req.guid)),
+    listWebhooks: handler('ListWebhooks', (caller, req: ListWebhooksRequest) => webhooks.list(caller, req)),
+    updateWebhook: handler('UpdateWebhook', (caller, req: UpdateWebhookRequest, validateOnly) => webhooks.update(caller, req, validateOnly)),
+    deleteWebhook: handler('DeleteWebhook', async (caller, req: DeleteWebhookRequest) => {
+      await webhooks.delete(caller, req);
+      return {};
+    }),
+    sendTestEvent: handler('SendTestEvent', (caller, req: SendTestEventRequest) => webhooks.sendTest(caller, req.guid)),
+    listDeliveries: handler('ListDeliveries', (caller, req: ListDeliveriesRequest) => webhooks.deliveries(caller, req)),
   };
 }
 

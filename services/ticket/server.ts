@@ -4,18 +4,22 @@ import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
 import { ReservationServiceService } from '../../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
+import { WebhookServiceService } from '../../lib/gen/ticketing/v1/webhook.js';
 import { serveGrpc } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
-import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers } from './rpc.js';
+import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
+import { migrateLatest } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
   port: number;
   db: Knex;
+  /** How callers are checked (its revocation watch tells whether checks are local now). */
+  auth: AuthCheck;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -30,9 +34,14 @@ export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug'
 
 export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
   const db = openTicketDatabase(config, logger);
-  await db.migrate.latest();
+  await migrateLatest(db);
   observePool('ticket', db);
-  const auth = new AuthCheck(config.authGrpcAddress, Math.min(config.GRPC_DEADLINE_MS, 3000));
+  const auth = new AuthCheck(config.authGrpcAddress, {
+    deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),
+    local: config.EDGE_AUTH,
+    keepSeconds: config.SESSION_CACHE_TTL_SECONDS,
+    logger,
+  });
 
   const server = await serveGrpc({
     host: config.BIND_HOST,
@@ -41,6 +50,10 @@ export async function startTicketService(config: Config, logger: Logger): Promis
       { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
       { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
       { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
+      {
+        definition: WebhookServiceService,
+        implementation: webhookRpcHandlers(db, auth, logger, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
+      },
     ],
     logger,
     isReady: () => db.raw('select 1').then(() => true),
@@ -50,6 +63,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
   return {
     port: server.port,
     db,
+    auth,
     async shutdown(graceMs) {
       sweeper.stop();
       await server.shutdown(graceMs);

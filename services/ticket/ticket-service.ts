@@ -19,16 +19,29 @@ import type { TicketRecord } from './domain/ticket-fields.js';
 import { checkChanges, checkNew, type ServerManagedValues } from './domain/resource-checks.js';
 import type { EventService } from './event-service.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
+import { findInCompanies } from './find-in-companies.js';
 import { storedGuid } from './request-guid.js';
 import { conditionalVersion, retryWrite } from './write-conflicts.js';
 import { ticketEtag, ticketMessage } from './messages.js';
 import type { TicketStore } from './store/ticket-store.js';
+import { ticketChange } from './change-events.js';
+import { recordChange } from './store/outbox-store.js';
 
 /** The server-managed values of a new ticket that are not set per ticket (the counts start at 0, deleted_at at null). */
 const TICKET_SERVER_DEFAULTS = defaultsOf(TICKET_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof TICKET_FIELDS>, 'guid' | 'company_id' | 'event_id' | 'created_at'>;
 
-/** Rows per query of StreamTickets: memory stays constant however long the list. */
-const STREAM_BATCH = 500;
+/**
+ * Rows per query of StreamTickets: memory stays constant however long the list (a few MB
+ * per batch); 2,000 rather than 500 quarters the queries of a long list (docs/PERFORMANCE.md).
+ */
+const STREAM_BATCH = 2000;
+
+/**
+ * Tickets per StreamTicketBatches message. Per-message work in gRPC (framing, a socket write,
+ * events on both sides) dominated a long list sent one ticket a message; 64 of the largest
+ * tickets (10,000-character description) still stay under the 4 MB a client accepts by default.
+ */
+const TICKETS_PER_MESSAGE = 64;
 
 /** The rules of TicketService, in the caller's effective company set. */
 export class TicketService {
@@ -38,11 +51,8 @@ export class TicketService {
     private readonly creations: IdempotentCreation,
   ) {}
 
-  private async find(caller: AuthenticatedCaller, guid: string): Promise<TicketRecord> {
-    const id = storedGuid(guid);
-    const ticket = id ? await this.tickets.find(caller.companyIds, id) : undefined;
-    if (!ticket) throw RpcError.notFound('Ticket', { type: 'ticketing.v1.Ticket', name: guid });
-    return ticket;
+  private find(caller: AuthenticatedCaller, guid: string): Promise<TicketRecord> {
+    return findInCompanies('Ticket', caller.companyIds, guid, (companyIds, id) => this.tickets.find(companyIds, id));
   }
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Ticket> {
@@ -64,16 +74,21 @@ export class TicketService {
   }
 
   /** Every live ticket of one event, or of the whole company set when event_id is empty, in creation order, batch by batch. */
-  async *stream(caller: AuthenticatedCaller, request: StreamTicketsRequest): AsyncGenerator<Ticket> {
+  /** Every live ticket of the event (or of the company set when `event_id` is empty) in creation order, a few at a time (never an empty batch). */
+  async *streamBatches(caller: AuthenticatedCaller, request: StreamTicketsRequest): AsyncGenerator<Ticket[]> {
     const eventId = request.event_id === '' ? undefined : (await this.events.find(caller, request.event_id)).guid;
     let after = 0;
     for (;;) {
-      const batch = await this.tickets.list(caller.companyIds, eventId, after, STREAM_BATCH);
+      const rows = await this.tickets.list(caller.companyIds, eventId, after, STREAM_BATCH);
       const now = new Date();
-      for (const ticket of batch) yield ticketMessage(ticket, now);
-      if (batch.length < STREAM_BATCH) return;
-      after = batch[batch.length - 1]!.id;
+      for (let i = 0; i < rows.length; i += TICKETS_PER_MESSAGE) yield rows.slice(i, i + TICKETS_PER_MESSAGE).map((ticket) => ticketMessage(ticket, now));
+      if (rows.length < STREAM_BATCH) return;
+      after = rows[rows.length - 1]!.id;
     }
+  }
+
+  async *stream(caller: AuthenticatedCaller, request: StreamTicketsRequest): AsyncGenerator<Ticket> {
+    for await (const batch of this.streamBatches(caller, request)) yield* batch;
   }
 
   /** The event must be live in the company set; the ticket belongs to the event's company. */
@@ -89,6 +104,7 @@ export class TicketService {
       const write = async (trx: Knex) => {
         await this.events.holdLive(trx, caller, event.guid);
         await this.tickets.insert(record, trx);
+        await recordChange(trx, ticketChange('ticket.created', record, now), now);
       };
       return { result: ticketMessage(record, now), write };
     };

@@ -130,6 +130,8 @@ describe('only a user session manages API clients', () => {
       expect(response.status).toBe(403);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
       expect(response.body.detail).toMatch(/user's own token/);
+      // RFC 6750 3.1: the token is valid but of a kind this needs more than.
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="ticketing", error="insufficient_scope", error_description="[^"]+"$/);
     }
     expect(await clientIds()).toEqual(before);
     // The token itself still works for everything else.

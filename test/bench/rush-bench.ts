@@ -11,10 +11,17 @@ import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation
 import { callUnary } from '../../lib/grpc/client.js';
 import { readErrorDetails, isServiceError } from '../../lib/grpc/errors.js';
 import { bearer, request } from '../support/http.js';
-import type { TestStack } from '../support/stack.js';
 
-const STOCK = Number(process.env.RUSH_STOCK ?? '10000');
-const BUYERS = Number(process.env.RUSH_BUYERS ?? '500');
+/** What the rush needs of a running stack. */
+export interface RushTarget {
+  backend: string;
+  baseUrl: string;
+  ticketGrpcAddress: string;
+}
+
+/** Read when a rush starts, so that a caller (BENCH_QUICK) can set smaller defaults first. */
+const stock = () => Number(process.env.RUSH_STOCK ?? '10000');
+const buyers = () => Number(process.env.RUSH_BUYERS ?? '500');
 
 type Attempt = 'sold' | 'sold_out' | 'error';
 
@@ -25,7 +32,7 @@ interface Shop {
   close(): void;
 }
 
-function grpcShop(stack: TestStack, token: string): Shop {
+function grpcShop(stack: RushTarget, token: string): Shop {
   const client = new ReservationServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${token}`);
@@ -47,7 +54,7 @@ function grpcShop(stack: TestStack, token: string): Shop {
   };
 }
 
-function restShop(stack: TestStack, token: string): Shop {
+function restShop(stack: RushTarget, token: string): Shop {
   const headers = bearer(token);
   return {
     name: 'REST via the gateway',
@@ -68,7 +75,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0;
 }
 
-async function rush(stack: TestStack, token: string, eventGuid: string, shop: Shop): Promise<Record<string, unknown>> {
+async function rush(stack: RushTarget, token: string, eventGuid: string, shop: Shop): Promise<Record<string, unknown>> {
+  const STOCK = stock();
+  const BUYERS = buyers();
   const headers = bearer(token);
   const ticket = await request(`${stack.baseUrl}/event/${eventGuid}/ticket`, {
     method: 'POST',
@@ -120,8 +129,8 @@ async function rush(stack: TestStack, token: string, eventGuid: string, shop: Sh
   };
 }
 
-/** Runs the rush over gRPC and over REST on the given stack; prints one row each. */
-export async function runRush(stack: TestStack, token: string): Promise<void> {
+/** Runs the rush over gRPC and over REST on the given stack; prints and returns one row each. */
+export async function runRush(stack: RushTarget, token: string): Promise<Record<string, unknown>[]> {
   const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(token), json: { name: 'On-sale rush' } });
   const rows = [];
   for (const shop of [grpcShop(stack, token), restShop(stack, token)]) {
@@ -133,4 +142,5 @@ export async function runRush(stack: TestStack, token: string): Promise<void> {
   }
   console.log(`\nOn-sale rush (${stack.backend}): each buyer reserves 1-4 and confirms, until sold out\n`);
   console.table(rows);
+  return rows;
 }

@@ -13,6 +13,7 @@ import { columnOf, storedFields, type FieldDef, type Resource } from '../../lib/
 import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
+import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { protoRoot } from '../../lib/grpc/reflection.js';
 import { withMigratedDatabase } from './database.js';
 
@@ -22,6 +23,8 @@ const resources: Array<{ resource: Resource; message: string; file: string; tabl
   { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
   { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id'] },
   { resource: SCAN, message: 'ticketing.v1.Scan', file: 'ticketing/v1/reservation.proto', database: 'ticket', storeOnly: [] },
+  { resource: WEBHOOK, message: 'ticketing.v1.Webhook', file: 'ticketing/v1/webhook.proto', table: 'webhook_endpoints', database: 'ticket', storeOnly: ['id', 'version', 'deleted_at'] },
+  { resource: DELIVERY, message: 'ticketing.v1.Delivery', file: 'ticketing/v1/webhook.proto', database: 'ticket', storeOnly: [] },
   { resource: USER, message: 'auth.v1.User', file: 'auth/v1/auth.proto', table: 'users', database: 'auth', storeOnly: ['password_hash'], primaryKey: 'guid' },
 ];
 
@@ -85,7 +88,8 @@ describe.each(resources)('$message', ({ resource, message, table, database, stor
     expect(field, name).toBeDefined();
     expect(protoType(field), name).toBe(PROTO_TYPE[def.kind.type]);
     expect(field.repeated, `${name} repeated`).toBe(def.kind.type === 'text-list');
-    if ((def.nullable && def.kind.type !== 'enum') || def.role === 'writable') expect(hasPresence(field), `${name} needs presence`).toBe(true);
+    // A repeated field has no presence in proto3: an empty list is "not sent" (the webhook's events).
+    if ((def.nullable && def.kind.type !== 'enum') || (def.role === 'writable' && def.kind.type !== 'text-list')) expect(hasPresence(field), `${name} needs presence`).toBe(true);
     if (def.kind.type === 'enum') {
       const values = (field.resolvedType as protobuf.Enum).values;
       const prefix = Object.keys(values).find((key) => values[key] === 0)!.replace(/UNSPECIFIED$/, '');

@@ -4,11 +4,13 @@
  * guid is output only and may only repeat it), and If-Match passed through as the etag and
  * parsed by the service.
  */
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event, EventServiceClient } from '../../lib/gen/ticketing/v1/event.js';
 import { BarcodeType, Ticket, TicketServiceClient, TicketStatus, TicketStatusOverrule } from '../../lib/gen/ticketing/v1/ticket.js';
+import type { UnaryMethod } from '../../lib/grpc/client.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
+import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
 import { signUpAndLogin, type Account } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 
@@ -30,24 +32,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Unary<Req, Res> = (req: Req, md: Metadata, options: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => ClientUnaryCall;
-
-function call<Req, Res>(method: Unary<Req, Res>, req: Req): Promise<Res> {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${account.accessToken}`);
-  return new Promise((resolve, reject) => {
-    method(req, md, { deadline: Date.now() + 10_000 }, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as ServiceError;
-  }
-  throw new Error('expected the call to fail');
-}
+const call = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req): Promise<Res> => grpcCall(method, req, callerMetadata(account.accessToken));
+const failure = grpcFailure;
 
 async function newTicket(fields: Partial<Ticket> = {}): Promise<Ticket> {
   const event = await call(events.createEvent.bind(events), { event: Event.fromPartial({ name: 'Contract' }), request_id: '' });

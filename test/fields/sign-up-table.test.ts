@@ -5,10 +5,12 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import protobuf from 'protobufjs';
+import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { SIGN_UP_FIELDS, USER_FIELDS } from '../../lib/fields/user.js';
 import { protoRoot } from '../../lib/grpc/reflection.js';
 import { signUpValues } from '../../services/auth/domain/sign-up-rules.js';
+import { checkedName, nameProblem } from '../../services/auth/domain/text-rules.js';
 
 function signUpRequestType(): protobuf.Type {
   const root = new protobuf.Root();
@@ -69,5 +71,30 @@ describe('sign-up value rules, derived from the table', () => {
       { field: 'password', description: 'must be at most 1024 characters' },
     ]);
     expect(signUpValues({ name: 'n'.repeat(255), email: `${'e'.repeat(315)}@x.io`, password: 'p'.repeat(1024), phone: '1'.repeat(64) }).violations).toEqual([]);
+  });
+
+  it('counts characters in code points, as MySQL utf8mb4 does: 255 emoji fit a name, 256 do not', () => {
+    const emoji = (n: number) => '\u{1F3AB}'.repeat(n);
+    expect(signUpValues({ ...valid, name: emoji(255), company_name: emoji(255) }).violations).toEqual([]);
+    expect(signUpValues({ ...valid, name: emoji(256), company_name: emoji(256) }).violations).toEqual([
+      { field: 'name', description: 'must be 1 to 255 characters' },
+      { field: 'company_name', description: 'must be at most 255 characters' },
+    ]);
+    expect(signUpValues({ ...valid, password: emoji(7) }).violations).toEqual([{ field: 'password', description: 'must be at least 8 characters' }]);
+  });
+});
+
+describe('company and API client names: the user name\'s rule', () => {
+  it('trims, and takes 1 to 255 characters in code points', () => {
+    expect(checkedName(`  ${'\u{1F3AB}'.repeat(255)} `)).toBe('\u{1F3AB}'.repeat(255));
+    expect(nameProblem('\u{1F3AB}'.repeat(256))).toBe('must be 1 to 255 characters');
+    expect(nameProblem('   ')).toBe('must be 1 to 255 characters');
+    let refused: unknown;
+    try {
+      checkedName('');
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toMatchObject({ code: status.INVALID_ARGUMENT, details: { fieldViolations: [{ field: 'name', description: 'must be 1 to 255 characters' }] } });
   });
 });

@@ -45,6 +45,19 @@ describe('a backend service that is down', () => {
     expect(response.status).toBe(503);
     expect(response.body.services).toMatchObject({ auth: 'NOT_SERVING', ticket: 'NOT_SERVING' });
   });
+
+  it('/readyz is 503 within its short deadline while the services are not ready; /livez stays 200', async () => {
+    const started = Date.now();
+    const ready = await request(`${baseUrl}/readyz`);
+    // Generous bound around the 1 s deadline: the probe must answer before a kubelet's probe timeout.
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('cache-control')).toBe('no-store');
+    expect(ready.body).toEqual({ status: 'unavailable', services: { gateway: 'ok', auth: 'NOT_SERVING', ticket: 'NOT_SERVING' } });
+    const live = await request(`${baseUrl}/livez`);
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'ok' });
+  });
 });
 
 describe('the running stack', () => {
@@ -58,6 +71,15 @@ describe('the running stack', () => {
     const response = await request(`${stack.baseUrl}/healthz`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: 'ok', services: { gateway: 'ok', auth: 'SERVING', ticket: 'SERVING' } });
+  });
+
+  it('/readyz is 200 and /livez is 200 once the gateway and both services are ready', async () => {
+    const ready = await request(`${stack.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', services: { gateway: 'ok', auth: 'SERVING', ticket: 'SERVING' } });
+    const live = await request(`${stack.baseUrl}/livez`);
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'ok' });
   });
 
   it('echoes X-Request-Id, or makes one', async () => {

@@ -7,12 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, uniqueEmail } from '../support/http.js';
 import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
 import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
+import { runCli } from '../../services/cli/main.js';
 import { ROOT } from './compose-file.js';
 
 /**
- * The admin CLI as operators run it: a child process (`node --import tsx services/cli/main.ts`,
- * what `npm run cli --` and the built `ticketing` bin run) on this run's own databases: SQLite
- * files in a temp DATA_DIR, or its own MySQL databases and Redis prefix (TEST_BACKEND=mysql).
+ * The admin CLI on this run's own databases: SQLite files in a temp DATA_DIR, or its own MySQL
+ * databases and Redis prefix (TEST_BACKEND=mysql). `cli` runs it as operators do, a child process
+ * (`node --import tsx services/cli/main.ts`, what `npm run cli --` and the built `ticketing` bin
+ * run): for what only a process shows (exit status, stdin, a bad environment, the process ending
+ * with its pools closed). `inProcess` calls the same entry point, `runCli`, in this process with the
+ * same environment: for the many cases in between (a child process costs a second or two each).
  */
 
 interface Run {
@@ -41,11 +45,20 @@ function cli(args: string[], options: { stdin?: string; env?: Record<string, str
   });
 }
 
-/** A successful --json run's result. */
-async function cliJson(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<any> {
-  const run = await cli([...args, '--json'], options);
-  expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
-  return JSON.parse(run.stdout);
+/** `runCli` in this process, with the environment a child process would get (no stdin). */
+async function inProcess(args: string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io = { out: (text: string) => (stdout += `${text}\n`), err: (text: string) => (stderr += `${text}\n`) };
+  const code = await runCli(args, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), ...cliEnv, ...options.env }, io);
+  return { code, stdout, stderr };
+}
+
+/** A successful --json run's result (in this process). */
+async function cliJson(args: string[], options: { env?: Record<string, string> } = {}): Promise<any> {
+  const result = await inProcess([...args, '--json'], options);
+  expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
 }
 
 function expectNoStackTrace(run: Run): void {
@@ -87,7 +100,7 @@ describe('ticketing CLI: usage', () => {
     // `ticketing` exists only once built and installed: the help names what works from a checkout.
     expect(top.stdout).toContain('from a checkout: npm run -s cli -- <command> [options]');
     for (const command of COMMANDS) expect(top.stdout).toContain(command.join(' '));
-    const helps = await Promise.all([...COMMANDS.map((command) => cli([...command, '--help'])), cli(['help', 'token', 'issue']), cli(['company', '-h'])]);
+    const helps = await Promise.all([...COMMANDS.map((command) => inProcess([...command, '--help'])), inProcess(['help', 'token', 'issue']), inProcess(['company', '-h'])]);
     COMMANDS.forEach((command, i) => {
       expect(helps[i]!.code, command.join(' ')).toBe(0);
       expect(helps[i]!.stdout).toContain(`Usage: ticketing ${command.join(' ')}`);
@@ -112,7 +125,7 @@ describe('ticketing CLI: usage', () => {
       [['token', 'issue', 'extra', '--email', 'a@example.com'], /unknown command 'token issue'|unexpected argument/],
       [['company', 'add-member', '--company', 'not-a-guid', '--email', 'a@example.com'], /--company must be a company GUID/],
     ];
-    const runs = await Promise.all(cases.map(([args]) => cli(args)));
+    const runs = await Promise.all(cases.map(([args]) => inProcess(args)));
     cases.forEach(([args, message], i) => {
       const run = runs[i]!;
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
@@ -151,7 +164,7 @@ describe('ticketing CLI: commands', () => {
    * tests make their own databases or user, so that every test passes in any order.
    */
   beforeAll(async () => {
-    expect((await cli(['migrate'])).code).toBe(0);
+    expect((await inProcess(['migrate'])).code).toBe(0);
     user = await cliJson(['user', 'create', '--email', email, '--name', 'Cli User', '--password', password, '--company-name', 'Cli Co']);
     secondCompany = await cliJson(['company', 'create', '--name', 'Second Co', '--owner', email]);
     stack = await startTestStack(stackOverrides());
@@ -182,10 +195,10 @@ describe('ticketing CLI: commands', () => {
       expect(viaStdin.code, viaStdin.stderr).toBe(0);
       expect(viaStdin.stdout).toMatch(/^Created user [0-9a-f-]{36} <stdin-[0-9a-f]+@example\.com>, default company [0-9a-f-]{36}\.\n$/);
 
-      const duplicate = await cli(['user', 'create', '--email', email.toUpperCase(), '--name', 'Again', '--password', password]);
+      const duplicate = await inProcess(['user', 'create', '--email', email.toUpperCase(), '--name', 'Again', '--password', password]);
       expect(duplicate.code).toBe(1);
       expect(duplicate.stderr).toBe('error: A user with this e-mail address already exists\n');
-      const invalid = await cli(['user', 'create', '--email', 'not-an-email', '--name', 'X', '--password', 'short']);
+      const invalid = await inProcess(['user', 'create', '--email', 'not-an-email', '--name', 'X', '--password', 'short']);
       expect(invalid.code).toBe(1);
       expect(invalid.stderr).toMatch(/--email must be an e-mail address; --password must be at least 8 characters/);
       expectNoStackTrace(invalid);
@@ -209,14 +222,14 @@ describe('ticketing CLI: commands', () => {
       const other = await cliJson(['user', 'create', '--email', otherEmail, '--name', 'Member', '--password', password]);
       const added = await cliJson(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
       expect(added).toEqual({ company_id: secondCompany.guid, user_id: other.guid, added: true });
-      const again = await cli(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
+      const again = await inProcess(['company', 'add-member', '--company', secondCompany.guid, '--email', otherEmail]);
       expect(again.code).toBe(0);
       expect(again.stdout).toContain('is already a member of "Second Co"');
 
       const runs = await Promise.all([
-        cli(['company', 'create', '--name', 'X', '--owner', 'nobody@example.com']),
-        cli(['company', 'add-member', '--company', randomUUID(), '--email', otherEmail]),
-        cli(['company', 'add-member', '--company', secondCompany.guid, '--email', 'nobody@example.com']),
+        inProcess(['company', 'create', '--name', 'X', '--owner', 'nobody@example.com']),
+        inProcess(['company', 'add-member', '--company', randomUUID(), '--email', otherEmail]),
+        inProcess(['company', 'add-member', '--company', secondCompany.guid, '--email', 'nobody@example.com']),
       ]);
       expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
       expect(runs[0]!.stderr).toBe('error: no user with e-mail nobody@example.com\n');
@@ -233,17 +246,21 @@ describe('ticketing CLI: commands', () => {
 
     const all = await cliJson(['token', 'issue', '--email', email, '--company', '*']);
     expect(all.companies.map((c: any) => c.guid).sort()).toEqual([user.default_company_id, secondCompany.guid].sort());
-    const foreign = await cli(['token', 'issue', '--email', email, '--company', randomUUID()]);
+    const foreign = await inProcess(['token', 'issue', '--email', email, '--company', randomUUID()]);
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toMatch(/^error: company_id names companies this account cannot access/);
-    const unknown = await cli(['token', 'issue', '--email', 'nobody@example.com']);
+    const unknown = await inProcess(['token', 'issue', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
 
     const me = await request(`${stack.authUrl}/users/me`, { headers: bearer(token) });
     expect(me.status, me.text).toBe(200);
-    expect(me.body.guid).toBe(user.guid);
+    // `user create --json` and `company create --json` print the objects as the REST API shows them.
+    expect(user).toEqual(me.body);
     const companies = await request(`${stack.authUrl}/companies`, { headers: bearer(all.access_token) });
     expect(companies.body.map((c: any) => c.name).sort()).toEqual(['Cli Co', 'Second Co']);
+    const { owner_id: ownerId, ...secondAsRest } = secondCompany;
+    expect(ownerId).toBe(user.guid);
+    expect(companies.body.find((c: any) => c.guid === secondCompany.guid)).toEqual(secondAsRest);
     const defaultOnly = await request(`${stack.authUrl}/companies`, { headers: bearer(token) });
     expect(defaultOnly.body.map((c: any) => c.name)).toEqual(['Cli Co']);
     // The services' own password grant works for a CLI-made user.
@@ -252,7 +269,7 @@ describe('ticketing CLI: commands', () => {
   }, 180_000);
 
   it('client create prints a secret once that works with the client_credentials grant', async () => {
-    const text = await cli(['client', 'create', '--email', email, '--name', 'shop']);
+    const text = await inProcess(['client', 'create', '--email', email, '--name', 'shop']);
     expect(text.code, text.stderr).toBe(0);
     const clientId = /client_id:\s+(\S+)/.exec(text.stdout)?.[1];
     const clientSecret = /client_secret:\s+(\S+)/.exec(text.stdout)?.[1];
@@ -268,15 +285,15 @@ describe('ticketing CLI: commands', () => {
 
     const json = await cliJson(['client', 'create', '--email', email, '--name', 'scanner']);
     expect(json).toMatchObject({ client_id: expect.any(String), client_secret: expect.any(String), name: 'scanner', user_id: user.guid });
-    const unknown = await cli(['client', 'create', '--email', 'nobody@example.com', '--name', 'x']);
+    const unknown = await inProcess(['client', 'create', '--email', 'nobody@example.com', '--name', 'x']);
     expect(unknown.code).toBe(1);
   }, 180_000);
 
   it("sessions revoke ends every session of the user: its tokens are refused by the stack", async () => {
     // its own sessions to end (with the two below, five), whichever tests ran before
-    for (let i = 0; i < 3; i++) expect((await cli(['token', 'issue', '--email', email])).code).toBe(0);
-    const used = (await cli(['token', 'issue', '--email', email])).stdout.trim();
-    const unused = (await cli(['token', 'issue', '--email', email])).stdout.trim();
+    for (let i = 0; i < 3; i++) expect((await inProcess(['token', 'issue', '--email', email])).code).toBe(0);
+    const used = (await inProcess(['token', 'issue', '--email', email])).stdout.trim();
+    const unused = (await inProcess(['token', 'issue', '--email', email])).stdout.trim();
     expect((await request(`${stack.authUrl}/users/me`, { headers: bearer(used) })).status).toBe(200);
 
     const revoked = await cliJson(['sessions', 'revoke', '--email', email]);
@@ -290,10 +307,10 @@ describe('ticketing CLI: commands', () => {
       // SESSION_CACHE_TTL_SECONDS: see docs/operations.md.)
       expect((await request(`${stack.authUrl}/users/me`, { headers: bearer(used) })).status).toBe(401);
     }
-    const text = await cli(['sessions', 'revoke', '--email', email]);
+    const text = await inProcess(['sessions', 'revoke', '--email', email]);
     expect(text.code).toBe(0);
     expect(text.stdout).toBe(`Revoked 0 session(s) of ${email}.\n`);
-    const unknown = await cli(['sessions', 'revoke', '--email', 'nobody@example.com']);
+    const unknown = await inProcess(['sessions', 'revoke', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('error: no user with e-mail nobody@example.com\n');
   }, 180_000);

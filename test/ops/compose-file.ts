@@ -110,7 +110,9 @@ export function portsOf(service: ComposeService, vars: Record<string, string>): 
     }
     const parts = interpolate(port, vars).replace(/\/(tcp|udp)$/, '').split(':');
     const target = Number(parts.pop());
-    const published = parts.length ? Number(parts.pop()) : undefined;
+    // "127.0.0.1::50052": an empty published port is any free host port, as none at all.
+    const publishedPart = parts.pop();
+    const published = publishedPart ? Number(publishedPart) : undefined;
     return { hostIp: parts.pop(), published, target };
   });
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../lib/config.js';
+import { loadConfig, loadProxyConfig, type Config } from '../../lib/config.js';
 import {
   afterEntrypoint,
   containerArgv,
@@ -53,6 +53,7 @@ const [authName, auth] = serviceRunning(compose, ENTRYPOINTS.auth);
 const [ticketName, ticket] = serviceRunning(compose, ENTRYPOINTS.ticket);
 const [gatewayName, gateway] = serviceRunning(compose, ENTRYPOINTS.gateway);
 const [migrateName, migrate] = serviceRunning(compose, ENTRYPOINTS.migrate);
+const [proxyName, proxy] = serviceRunning(compose, 'dist/services/proxy/main.js');
 const nodeServices: Array<[string, ComposeService]> = [
   [authName, auth],
   [ticketName, ticket],
@@ -71,10 +72,11 @@ function configOf(service: ComposeService, dir = secretsVolume, variables = vars
   return loadConfig(envOf(service, dir, variables));
 }
 
-/** "host:port" -> [host, port]. */
-function hostPort(address: string): [string, number] {
-  const [host, port] = address.split(':');
-  return [host!, Number(port)];
+/** "dns:///host:port" (a target the clients resolve to every replica) -> [host, port]. */
+function dnsTarget(address: string): [string, number] {
+  const match = /^dns:\/\/\/([^:/]+):(\d+)$/.exec(address);
+  expect(match, `${address} is a dns:/// target, balanced over every replica`).not.toBeNull();
+  return [match![1]!, Number(match![2])];
 }
 
 function dependsOn(service: ComposeService): Record<string, string | undefined> {
@@ -150,7 +152,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('AUTH_GRPC_ADDRESS and TICKET_GRPC_ADDRESS name the compose services and the ports they listen on', () => {
+  it('AUTH_GRPC_ADDRESS and TICKET_GRPC_ADDRESS are dns:/// targets of the compose services and the ports they listen on', () => {
     const authConfig = configOf(auth);
     const ticketConfig = configOf(ticket);
     for (const [name, service] of [
@@ -158,21 +160,33 @@ describe('docker-compose.yml', () => {
       [ticketName, ticket],
     ] as const) {
       const config = configOf(service);
-      expect(hostPort(config.authGrpcAddress), `${name} -> auth`).toEqual([authName, authConfig.AUTH_GRPC_PORT]);
+      expect(dnsTarget(config.authGrpcAddress), `${name} -> auth`).toEqual([authName, authConfig.AUTH_GRPC_PORT]);
     }
-    expect(hostPort(configOf(gateway).ticketGrpcAddress), 'gateway -> ticket').toEqual([ticketName, ticketConfig.TICKET_GRPC_PORT]);
+    expect(dnsTarget(configOf(gateway).ticketGrpcAddress), 'gateway -> ticket').toEqual([ticketName, ticketConfig.TICKET_GRPC_PORT]);
   });
 
-  it('publishes the gateway on 8080 and the gRPC ports on loopback, each to the port the process listens on', () => {
-    const gatewayPorts = portsOf(gateway, vars);
-    expect(gatewayPorts).toContainEqual({ hostIp: undefined, published: 8080, target: configOf(gateway).PORT });
-    expect(configOf(gateway).PORT).toBe(8080);
-    const [authPort] = portsOf(auth, vars);
-    expect(authPort).toEqual({ hostIp: '127.0.0.1', published: 50052, target: configOf(auth).AUTH_GRPC_PORT });
-    const [ticketPort] = portsOf(ticket, vars);
-    expect(ticketPort).toEqual({ hostIp: '127.0.0.1', published: 50051, target: configOf(ticket).TICKET_GRPC_PORT });
-    // The defaults in the compose file are the ones .env.example documents.
+  it('publishes the proxy on 8080 and the gRPC ports on loopback with no fixed host port, so every service but the proxy scales', () => {
+    const proxyConfig = loadProxyConfig(serviceEnvironment(proxy, vars));
+    expect(portsOf(proxy, vars)).toEqual([{ hostIp: undefined, published: 8080, target: proxyConfig.PORT }]);
     expect(readEnvExample().values.HTTP_PORT).toBe('8080');
+    // The gateway publishes nothing: it is reached through the proxy, which forwards to every replica of it ...
+    expect(portsOf(gateway, vars)).toEqual([]);
+    expect(proxyConfig.PROXY_UPSTREAM).toBe(`${gatewayName}:${configOf(gateway).PORT}`);
+    // ... and the services publish on loopback, a free host port per replica unless .env fixes one.
+    expect(portsOf(auth, vars)).toEqual([{ hostIp: '127.0.0.1', published: undefined, target: configOf(auth).AUTH_GRPC_PORT }]);
+    expect(portsOf(ticket, vars)).toEqual([{ hostIp: '127.0.0.1', published: undefined, target: configOf(ticket).TICKET_GRPC_PORT }]);
+    expect(portsOf(auth, { ...vars, AUTH_GRPC_PUBLISHED_PORT: '50052' })[0]!.published).toBe(50052);
+    // No container_name (a fixed name cannot be scaled) on any service.
+    for (const [name, service] of Object.entries(compose.services)) expect((service as Record<string, unknown>).container_name, name).toBeUndefined();
+  });
+
+  it('the gateway trusts the one proxy hop in front of it (the client address of its rate limits), and the proxy holds no secret', () => {
+    expect(configOf(gateway).TRUST_PROXY).toBe('1');
+    const proxyEnv = serviceEnvironment(proxy, vars);
+    for (const name of SECRET_NAMES) expect(proxyEnv[name], `${proxyName} gets no ${name}`).toBeUndefined();
+    expect(proxy.volumes ?? [], `${proxyName} mounts no secrets volume`).toEqual([]);
+    expect(dependsOn(proxy)[gatewayName]).toBe('service_started');
+    expect(proxy.healthcheck?.test).toEqual(['CMD', 'node', 'dist/services/healthcheck.js', 'proxy']);
   });
 
   it('serves metrics on their own port inside the compose network, never published nor on the gateway port', () => {
@@ -254,11 +268,12 @@ describe('docker-compose.yml', () => {
     expect((mysqlEntry![1].healthcheck!.test as string[]).slice(0, 2)).toEqual(['CMD', 'ticketing-secrets']);
   });
 
-  it('depends_on waits for service_healthy (service_completed_successfully for the migrations)', () => {
+  it('depends_on waits for service_healthy (service_completed_successfully for the migrations; the proxy only for the gateways to start)', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const [dependency, condition] of Object.entries(dependsOn(service))) {
         expect(compose.services[dependency], `${name} depends on an existing service ${dependency}`).toBeDefined();
-        const expected = oneShot(compose.services[dependency]!) ? 'service_completed_successfully' : 'service_healthy';
+        // The proxy answers 503 until a gateway is ready: it listens before they are healthy.
+        const expected = oneShot(compose.services[dependency]!) ? 'service_completed_successfully' : name === proxyName ? 'service_started' : 'service_healthy';
         expect(condition, `${name} -> ${dependency}`).toBe(expected);
       }
     }

@@ -147,7 +147,14 @@ export interface TopologyOptions {
 
 const ALL_PARTS: Part[] = ['auth', 'ticket', 'gateway'];
 
-export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
+/** What a container network and the compose volumes give, on this host (see the file's comment). */
+export interface LocalResources {
+  /** Settings every local process gets on top of its compose environment. */
+  local: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export async function localResources(): Promise<LocalResources> {
   const compose = readCompose();
   const vars = exampleVariables();
   const id = `ops${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -156,13 +163,6 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   // The secrets volume, filled as the init service does on a first `docker compose up`.
   const secretsDir = path.join(dataDir, 'secrets');
   initSecrets(secretsDir, initService(compose)[1], vars);
-
-  const ports = {
-    auth: await freePort(),
-    ticket: await freePort(),
-    gateway: await freePort(),
-    metrics: { auth: await freePort(), ticket: await freePort(), gateway: await freePort() },
-  };
   const local: Record<string, string> = {
     BIND_HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
@@ -172,19 +172,44 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     TICKET_DATABASE_URL: '',
     REDIS_URL: '',
   };
-  if (testBackend() === 'mysql') {
-    const databases = await createTestDatabases(requiredEnv('TEST_MYSQL_URL'), id);
-    cleanups.push(() => databases.drop());
-    local.AUTH_DATABASE_URL = databases.authUrl;
-    local.TICKET_DATABASE_URL = databases.ticketUrl;
-    local.REDIS_URL = requiredEnv('TEST_REDIS_URL');
-    local.REDIS_KEY_PREFIX = `test:${id}:`;
-    cleanups.push(() => deleteRedisKeys(local.REDIS_URL!, local.REDIS_KEY_PREFIX!));
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    if (testBackend() === 'mysql') {
+      const databases = await createTestDatabases(requiredEnv('TEST_MYSQL_URL'), id);
+      cleanups.push(() => databases.drop());
+      local.AUTH_DATABASE_URL = databases.authUrl;
+      local.TICKET_DATABASE_URL = databases.ticketUrl;
+      local.REDIS_URL = requiredEnv('TEST_REDIS_URL');
+      local.REDIS_KEY_PREFIX = `test:${id}:`;
+      cleanups.push(() => deleteRedisKeys(local.REDIS_URL!, local.REDIS_KEY_PREFIX!));
+    }
+  } catch (err) {
+    await cleanup();
+    throw err;
   }
+  return { local, cleanup };
+}
 
+/** The environment docker-compose.yml gives the service running `part` (no .env). */
+export function composeEnvironment(part: Part): Record<string, string> {
+  return serviceEnvironment(serviceRunning(readCompose(), ENTRYPOINTS[part].compose)[1], exampleVariables());
+}
+
+export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
+  const { local, cleanup } = await localResources();
+  const cleanups: Array<() => Promise<void>> = [cleanup];
+
+  const ports = {
+    auth: await freePort(),
+    ticket: await freePort(),
+    gateway: await freePort(),
+    metrics: { auth: await freePort(), ticket: await freePort(), gateway: await freePort() },
+  };
   const env = {} as Record<Part, Record<string, string>>;
   for (const part of ALL_PARTS) {
-    const composeEnv = serviceEnvironment(serviceRunning(compose, ENTRYPOINTS[part].compose)[1], vars);
+    const composeEnv = composeEnvironment(part);
     env[part] = {
       ...composeEnv,
       ...local,

@@ -4,12 +4,14 @@
  * test ends with.
  */
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'vitest';
 import { loadConfig } from '../../lib/config.js';
 import type { Knex } from '../../lib/db.js';
 import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import type { UnaryMethod } from '../../lib/grpc/client.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
+import { callerMetadata, grpcCall as supportCall, grpcFailure as supportFailure } from '../support/grpc.js';
 import { openTicketDatabase } from '../../services/ticket/server.js';
 import { bearer, request, type JsonResponse } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
@@ -83,29 +85,15 @@ export function grpcClient(stack: TestStack): ReservationServiceClient {
   return new ReservationServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
 }
 
-export function meta(token: string, companies: string[] = []): Metadata {
-  const md = new Metadata();
-  md.set('authorization', `Bearer ${token}`);
-  for (const company of companies) md.add('company', company);
-  return md;
-}
+export const meta = (token: string, companies: string[] = []): Metadata => callerMetadata(token, companies);
 
-type Unary<Req, Res> = (req: Req, md: Metadata, options: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => ClientUnaryCall;
+/** A unary call with a 30 s deadline: the stock suites make hundreds of calls at once. */
+export const grpcCall = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req, md: Metadata): Promise<Res> => supportCall(method, req, md, 30_000);
 
-export function grpcCall<Req, Res>(method: Unary<Req, Res>, req: Req, md: Metadata): Promise<Res> {
-  return new Promise((resolve, reject) => {
-    method(req, md, { deadline: Date.now() + 30_000 }, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
-
+/** The error a call must end with, with its google.rpc.ErrorInfo reason. */
 export async function grpcFailure(promise: Promise<unknown>): Promise<ServiceError & { reason?: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    const e = err as ServiceError;
-    return Object.assign(e, { reason: readErrorDetails(e).reason });
-  }
-  throw new Error('expected the call to fail');
+  const e = await supportFailure(promise);
+  return Object.assign(e, { reason: readErrorDetails(e).reason });
 }
 
 // --- a careful client under load ----------------------------------------------------------

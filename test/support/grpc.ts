@@ -15,17 +15,17 @@ export function callerMetadata(token: string | null, companies: string[] = []): 
   return metadata;
 }
 
-/** One unary call with a 10 s deadline. */
-export function grpcCall<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata): Promise<Res> {
-  return callUnary(method, request, metadata, 10_000);
+/** One unary call with a deadline (10 s unless given; a negative one has already passed). */
+export function grpcCall<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata: Metadata, deadlineMs = 10_000): Promise<Res> {
+  return callUnary(method, request, metadata, deadlineMs);
 }
 
 /** The error a call must end with (fails the test when it succeeds). */
-export async function grpcFailure(promise: Promise<unknown>): Promise<ServiceError> {
+export async function grpcFailure(promise: Promise<unknown>, label = 'the gRPC call'): Promise<ServiceError> {
   try {
     await promise;
   } catch (err) {
     return err as ServiceError;
   }
-  throw new Error('expected the gRPC call to fail');
+  throw new Error(`expected ${label} to fail`);
 }

@@ -38,6 +38,15 @@ export class PrivateRedis {
     await waitFor(() => acceptsConnections(this.port), 5000);
   }
 
+  /** Stops the server without closing its connections (SIGSTOP): every command hangs until thaw(). */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.process?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const child = this.process;
     if (!child || child.exitCode !== null) return;

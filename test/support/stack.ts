@@ -51,6 +51,10 @@ export async function startTestStack(
     AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000',
     TOKEN_RATE_LIMIT_PER_ADDRESS: '100000',
+    // The heavy suites (fuzz, stock rushes, bench) send thousands of requests with one token from
+    // one address; test/gateway/rate-limits.test.ts checks the real defaults ('' restores them).
+    RATE_LIMIT_PER_TOKEN: '100000',
+    RATE_LIMIT_PER_ADDRESS: '100000',
   };
   const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
   if (backend === 'mysql') {

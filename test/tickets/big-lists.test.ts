@@ -6,7 +6,7 @@
  */
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ticket, TicketServiceClient, type ListTicketsResponse } from '../../lib/gen/ticketing/v1/ticket.js';
+import { Ticket, TicketServiceClient, type ListTicketsResponse, type StreamTicketBatchesResponse } from '../../lib/gen/ticketing/v1/ticket.js';
 import type { TestStack } from '../support/stack.js';
 import { createEvent, createTicket, h, listTickets, pool, request, startSuite, walkPages, type Who } from './helpers.js';
 
@@ -90,7 +90,7 @@ describe(`a list of ${COUNT} tickets`, () => {
     expect(all.filter((g) => created.has(g))).toEqual(order);
   });
 
-  it('gRPC StreamTickets and ListTickets (default page of 100) agree', async () => {
+  it('gRPC StreamTickets, StreamTicketBatches and ListTickets (default page of 100) agree', async () => {
     const streamed = await new Promise<string[]>((resolve, reject) => {
       const out: string[] = [];
       const s = client.streamTickets({ event_id: eventGuid }, md(), { deadline: Date.now() + 30_000 });
@@ -99,6 +99,17 @@ describe(`a list of ${COUNT} tickets`, () => {
       s.on('end', () => resolve(out));
     });
     expect(streamed).toEqual(order);
+    const batches = await new Promise<string[][]>((resolve, reject) => {
+      const out: string[][] = [];
+      const s = client.streamTicketBatches({ event_id: eventGuid }, md(), { deadline: Date.now() + 30_000 });
+      s.on('data', (batch: StreamTicketBatchesResponse) => out.push(batch.tickets.map((t) => t.guid)));
+      s.on('error', reject);
+      s.on('end', () => resolve(out));
+    });
+    expect(batches.flat()).toEqual(order);
+    // Several tickets a message, never an empty one.
+    expect(batches.length).toBeLessThan(order.length / 2);
+    for (const batch of batches) expect(batch.length).toBeGreaterThan(0);
     const paged: string[] = [];
     let token = '';
     let pages = 0;

@@ -4,11 +4,13 @@
  * without a token, INVALID_ARGUMENT with google.rpc.BadRequest field violations in the
  * grpc-status-details-bin trailer, deadlines.
  */
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Event, EventServiceClient, EventStatus } from '../../lib/gen/ticketing/v1/event.js';
-import { BarcodeType, Ticket, TicketServiceClient, TicketStatus, TicketStatusOverrule } from '../../lib/gen/ticketing/v1/ticket.js';
+import { BarcodeType, Ticket, TicketServiceClient, TicketStatus, TicketStatusOverrule, type StreamTicketBatchesResponse } from '../../lib/gen/ticketing/v1/ticket.js';
+import type { UnaryMethod } from '../../lib/grpc/client.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
+import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
 import type { TestStack } from '../support/stack.js';
 import { bearer, GUID, NIL_LIKE_GUID, request, signUpAndLogin, startSuite, type Account } from './helpers.js';
 
@@ -35,35 +37,26 @@ beforeEach(async () => {
   account = await signUpAndLogin(stack);
 });
 
-function meta(token: string | null = account.accessToken, companies: string[] = []): Metadata {
-  const md = new Metadata();
-  if (token !== null) md.set('authorization', `Bearer ${token}`);
-  for (const company of companies) md.add('company', company);
-  return md;
-}
-
-type Unary<Req, Res> = (req: Req, md: Metadata, options: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => ClientUnaryCall;
-
-function call<Req, Res>(method: Unary<Req, Res>, req: Req, md: Metadata = meta(), options: Partial<CallOptions> = { deadline: Date.now() + 10_000 }): Promise<Res> {
-  return new Promise((resolve, reject) => {
-    method(req, md, options, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
-
-async function failure(promise: Promise<unknown>, label = 'the call'): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as ServiceError;
-  }
-  throw new Error(`expected ${label} to fail`);
-}
+const meta = (token: string | null = account.accessToken, companies: string[] = []): Metadata => callerMetadata(token, companies);
+const call = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req, md: Metadata = meta(), deadlineMs?: number): Promise<Res> => grpcCall(method, req, md, deadlineMs);
+const failure = grpcFailure;
 
 function stream(eventId: string, md: Metadata = meta()): Promise<Ticket[]> {
   return new Promise((resolve, reject) => {
     const out: Ticket[] = [];
     const s = tickets.streamTickets({ event_id: eventId }, md, { deadline: Date.now() + 10_000 });
     s.on('data', (t: Ticket) => out.push(t));
+    s.on('error', reject);
+    s.on('end', () => resolve(out));
+  });
+}
+
+/** StreamTicketBatches: the batches as they came. */
+function streamBatches(eventId: string, md: Metadata = meta()): Promise<Ticket[][]> {
+  return new Promise((resolve, reject) => {
+    const out: Ticket[][] = [];
+    const s = tickets.streamTicketBatches({ event_id: eventId }, md, { deadline: Date.now() + 10_000 });
+    s.on('data', (batch: StreamTicketBatchesResponse) => out.push(batch.tickets));
     s.on('error', reject);
     s.on('end', () => resolve(out));
   });
@@ -217,6 +210,9 @@ describe('TicketService', () => {
     expect((await stream(event.guid)).map((t) => t.guid)).toEqual(all);
     const everywhere = (await stream('')).map((t) => t.guid);
     for (const guid of all) expect(everywhere).toContain(guid);
+    // StreamTicketBatches: the same messages as StreamTickets, grouped.
+    expect((await streamBatches(event.guid)).flat()).toEqual(await stream(event.guid));
+    expect((await streamBatches('')).flat()).toEqual(await stream(''));
 
     await call(tickets.deleteTicket.bind(tickets), { guid: created.guid, etag: '' });
     expect((await failure(call(tickets.getTicket.bind(tickets), { guid: created.guid }))).code).toBe(status.NOT_FOUND);
@@ -260,6 +256,8 @@ describe('TicketService', () => {
     expect((await failure(call(events.deleteEvent.bind(events), { guid: event.guid, etag: '' }, theirs))).code).toBe(status.NOT_FOUND);
     const theirStream = (await stream('', theirs)).map((x) => x.guid);
     expect(theirStream).not.toContain(t.guid);
+    expect((await streamBatches('', theirs)).flat().map((x) => x.guid)).not.toContain(t.guid);
+    expect((await failure(streamBatches(event.guid, theirs))).code).toBe(status.NOT_FOUND);
     expect((await call(tickets.getTicket.bind(tickets), { guid: t.guid })).name).toBe('gRPC ticket');
   });
 
@@ -277,7 +275,7 @@ describe('errors and deadlines', () => {
     const t = await createTicket(event.guid);
     for (const md of [meta(null), meta('not-a-token')]) {
       const calls: Array<() => Promise<unknown>> = [
-        // order: GetEvent, ListEvents, CreateEvent, UpdateEvent, DeleteEvent, GetTicket, ListTickets, StreamTickets, CreateTicket, UpdateTicket, DeleteTicket
+        // order: GetEvent, ListEvents, CreateEvent, UpdateEvent, DeleteEvent, GetTicket, ListTickets, StreamTickets, StreamTicketBatches, CreateTicket, UpdateTicket, DeleteTicket
         () => call(events.getEvent.bind(events), { guid: event.guid }, md),
         () => call(events.listEvents.bind(events), { page_size: 0, page_token: '' }, md),
         () => call(events.createEvent.bind(events), { event: Event.fromPartial({ name: 'x' }), request_id: '' }, md),
@@ -286,11 +284,12 @@ describe('errors and deadlines', () => {
         () => call(tickets.getTicket.bind(tickets), { guid: t.guid }, md),
         () => call(tickets.listTickets.bind(tickets), { event_id: event.guid, page_size: 0, page_token: '' }, md),
         () => stream(event.guid, md),
+        () => streamBatches(event.guid, md),
         () => call(tickets.createTicket.bind(tickets), { event_id: event.guid, ticket: Ticket.fromPartial({ name: 'x', vat_percentage: '1' }), request_id: '' }, md),
         () => call(tickets.updateTicket.bind(tickets), { guid: t.guid, ticket: Ticket.fromPartial({ guid: t.guid, name: 'x' }), update_mask: ['name'], etag: '' }, md),
         () => call(tickets.deleteTicket.bind(tickets), { guid: t.guid, etag: '' }, md),
       ];
-      const names = ['GetEvent', 'ListEvents', 'CreateEvent', 'UpdateEvent', 'DeleteEvent', 'GetTicket', 'ListTickets', 'StreamTickets', 'CreateTicket', 'UpdateTicket', 'DeleteTicket'];
+      const names = ['GetEvent', 'ListEvents', 'CreateEvent', 'UpdateEvent', 'DeleteEvent', 'GetTicket', 'ListTickets', 'StreamTickets', 'StreamTicketBatches', 'CreateTicket', 'UpdateTicket', 'DeleteTicket'];
       for (const [i, p] of calls.entries()) expect((await failure(p(), `${names[i]} with ${md.get('authorization')[0] ?? 'no token'}`)).code, names[i]).toBe(status.UNAUTHENTICATED);
     }
     expect((await call(tickets.getTicket.bind(tickets), { guid: t.guid })).name).toBe('gRPC ticket');
@@ -347,9 +346,9 @@ describe('errors and deadlines', () => {
   it('a call with a deadline: answered in time when it is generous, DEADLINE_EXCEEDED when it has passed', async () => {
     const event = await createEvent('Deadline');
     const t = await createTicket(event.guid);
-    const inTime = await call(tickets.getTicket.bind(tickets), { guid: t.guid }, meta(), { deadline: new Date(Date.now() + 5000) });
+    const inTime = await call(tickets.getTicket.bind(tickets), { guid: t.guid }, meta(), 5000);
     expect(inTime.guid).toBe(t.guid);
-    const late = await failure(call(tickets.getTicket.bind(tickets), { guid: t.guid }, meta(), { deadline: Date.now() - 1 }));
+    const late = await failure(call(tickets.getTicket.bind(tickets), { guid: t.guid }, meta(), -1));
     expect(late.code).toBe(status.DEADLINE_EXCEEDED);
   });
 });

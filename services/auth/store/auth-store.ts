@@ -179,16 +179,43 @@ export class AuthStore {
     await this.db('sessions').where({ guid }).whereNull('revoked_at').update({ expires_at: toDbTime(expiresAt) });
   }
 
+  /** Every revocation goes through here: the sessions row and the revocations feed change together. */
+  private async markRevoked(trx: Knex.Transaction, guids: string[], now: string): Promise<string[]> {
+    const revoked: string[] = [];
+    for (const guid of guids) {
+      if (await trx('sessions').where({ guid }).whereNull('revoked_at').update({ revoked_at: now })) revoked.push(guid);
+    }
+    if (revoked.length) await trx('revocations').insert(revoked.map((session_id) => ({ session_id, revoked_at: now })));
+    return revoked;
+  }
+
   async revokeSession(guid: string): Promise<void> {
-    await this.db('sessions').where({ guid }).whereNull('revoked_at').update({ revoked_at: toDbTime(new Date()) });
+    await this.db.transaction((trx) => this.markRevoked(trx, [guid], toDbTime(new Date())));
   }
 
   /** Revokes every live session of a user; returns their ids so that caches can drop them. */
   async revokeSessionsOfUser(userId: string): Promise<string[]> {
-    const rows = await this.db('sessions').where({ user_id: userId }).whereNull('revoked_at').select('guid');
-    const ids = rows.map((r) => r.guid as string);
-    if (ids.length) await this.db('sessions').whereIn('guid', ids).update({ revoked_at: toDbTime(new Date()) });
-    return ids;
+    return this.db.transaction(async (trx) => {
+      const rows = await trx('sessions').where({ user_id: userId }).whereNull('revoked_at').select('guid');
+      return this.markRevoked(trx, rows.map((r) => r.guid as string), toDbTime(new Date()));
+    });
+  }
+
+  /** The revocations after `sequence`, oldest first. */
+  async revocationsAfter(sequence: number, limit: number): Promise<Array<{ sequence: number; session_id: string }>> {
+    const rows = await this.db('revocations').where('sequence', '>', sequence).orderBy('sequence').limit(limit).select('sequence', 'session_id');
+    return rows.map((r) => ({ sequence: Number(r.sequence), session_id: r.session_id as string }));
+  }
+
+  /** The newest revocation sequence (0 when there is none). */
+  async lastRevocation(): Promise<number> {
+    const row = await this.db('revocations').max({ last: 'sequence' }).first();
+    return Number(row?.last ?? 0);
+  }
+
+  /** Forgets revocations older than `before` (no token they could concern is still valid). */
+  async pruneRevocations(before: Date): Promise<void> {
+    await this.db('revocations').where('revoked_at', '<', toDbTime(before)).delete();
   }
 
   async storeRefreshToken(input: { tokenHash: string; sessionId: string; expiresAt: Date }): Promise<void> {
@@ -242,9 +269,7 @@ export class AuthStore {
       const changed = await trx('api_clients').where({ client_id: clientId, user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
       if (changed === 0) return undefined;
       const sessions = await trx('sessions').where({ client_id: clientId }).whereNull('revoked_at').select('guid');
-      const ids = sessions.map((r) => r.guid as string);
-      if (ids.length) await trx('sessions').whereIn('guid', ids).update({ revoked_at: now });
-      return ids;
+      return this.markRevoked(trx, sessions.map((r) => r.guid as string), now);
     });
   }
 

@@ -93,7 +93,28 @@ const apiClientCompanies: Knex.Migration = {
   },
 };
 
+/**
+ * Every revocation as a row with an increasing sequence: the shared source every auth replica
+ * tails to push revocations to the services (WatchRevocations). Rows outlive the last access
+ * token they could concern and are then pruned.
+ */
+const revocations: Knex.Migration = {
+  async up(db) {
+    await db.schema.createTable('revocations', (t) => {
+      utf8mb4(db, t);
+      t.bigIncrements('sequence').primary();
+      t.string('session_id', 36).notNullable();
+      t.datetime('revoked_at', { precision: 3 }).notNullable();
+      t.index(['revoked_at']);
+    });
+  },
+  async down(db) {
+    await db.schema.dropTableIfExists('revocations');
+  },
+};
+
 export const authMigrations: Record<string, Knex.Migration> = {
   '20261122_001_initial': initial,
   '20261122_002_api_client_companies': apiClientCompanies,
+  '20261123_003_revocations': revocations,
 };

@@ -1,17 +1,11 @@
 import { INT32_MAX } from '../../../lib/fields/kinds.js';
+import { codePoints } from '../../../lib/fields/text-length.js';
 
 /** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
 
 /** The DATETIME range of MySQL, in whole UTC days. */
 const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(10000, 0, 1);
-
-/** Length in Unicode code points, so an emoji counts as one character as in MySQL utf8mb4. */
-export function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count += 1;
-  return count;
-}
 
 export function checkText(value: string, rule: { max?: number; notBlank?: boolean }): string | undefined {
   if (rule.notBlank && value.trim() === '') return 'must not be blank';

@@ -6,6 +6,9 @@ import { stockConflict } from '../../../lib/stock-conflicts.js';
 import { ReservationStore } from './reservation-store.js';
 import type { ColumnGuard } from '../domain/order-rules.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
+import { eventChange, ticketChange } from '../change-events.js';
+import { recordChange, recordChanges } from './outbox-store.js';
+import { toRecord as toTicketRecord } from './ticket-store.js';
 
 type Raw = Record<string, unknown>;
 
@@ -63,11 +66,16 @@ export class EventStore {
       guarded(query, EVENT_FIELDS, options.guards);
       const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
-      return toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);
+      const updated = toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);
+      await recordChange(trx, eventChange('event.updated', updated), options.now);
+      return updated;
     });
   }
 
-  /** Soft-deletes the event and its live tickets in one transaction; refused while a ticket holds reserved or pending stock. */
+  /**
+   * Soft-deletes the event and its live tickets in one transaction; refused while a ticket
+   * holds reserved or pending stock. Records event.deleted and a ticket.deleted for each ticket.
+   */
   async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
     const deletedAt = dbTime(options.now);
     return this.db.transaction(async (trx) => {
@@ -76,7 +84,11 @@ export class EventStore {
       const count = await query.update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       if (count === 0) return false;
       if (await new ReservationStore(trx).eventHoldsStock(trx, guid, options.now)) throw stockConflict('stock_held');
+      const ticketIds = ((await visibleTo(trx('tickets'), companyIds).where('event_id', guid).select('id')) as Raw[]).map((row) => Number(row.id));
       await visibleTo(trx('tickets'), companyIds).where('event_id', guid).update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
+      const event = toRecord((await trx('events').where('guid', guid).first()) as Raw);
+      const tickets = ticketIds.length ? ((await trx('tickets').whereIn('id', ticketIds).orderBy('id')) as Raw[]).map(toTicketRecord) : [];
+      await recordChanges(trx, [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, options.now))], options.now);
       return true;
     });
   }

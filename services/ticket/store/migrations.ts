@@ -1,5 +1,7 @@
 import { isMysql, utf8mb4, type Knex } from '../../../lib/db.js';
+import { listIndexMigration } from './list-index-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
+import { webhooksMigration } from './webhook-migration.js';
 
 /**
  * The ticket database: events, their tickets, and the remembered results of idempotent
@@ -97,4 +99,6 @@ const initial: Knex.Migration = {
 export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261123_001_events_tickets': initial,
   '20261124_001_reservations': reservationsMigration,
+  '20261125_001_ticket_list_index': listIndexMigration,
+  '20261125_002_webhooks': webhooksMigration,
 };

@@ -7,6 +7,8 @@ import type { ReservationRecord } from '../domain/reservation-fields.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
+import { reservationChange } from '../change-events.js';
+import { recordChanges } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;
 
@@ -107,7 +109,7 @@ export class ReservationStore {
   async expireDue(trx: Knex, ticket: StockTicket, now: Date): Promise<number> {
     // The counters equal the sums of the live reservations: none held, none to expire.
     if (!holdsStock(ticket)) return 0;
-    const due = (await this.dueOf(trx, ticket.guid, now).select('id', 'state', 'amount')) as Raw[];
+    const due = (await this.dueOf(trx, ticket.guid, now).select()) as Raw[];
     if (due.length === 0) return 0;
     const freed = { reserved_count: 0, pending_count: 0 };
     for (const row of due) freed[COUNTER[row.state as ReservationState] as keyof typeof freed] += Number(row.amount);
@@ -123,6 +125,8 @@ export class ReservationStore {
       });
     ticket.reserved_count -= freed.reserved_count;
     ticket.pending_count -= freed.pending_count;
+    const expired = due.map((row) => ({ ...toReservation(row), state: 'expired' as const, updated_at: now }));
+    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation)), now);
     return due.length;
   }
 

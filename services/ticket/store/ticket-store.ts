@@ -4,6 +4,8 @@ import { TICKET_FIELDS } from '../../../lib/fields/ticket.js';
 import type { TicketRecord, TicketValues } from '../domain/ticket-fields.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 import type { UpdateOptions, WriteOptions } from './event-store.js';
+import { ticketChange } from '../change-events.js';
+import { recordChange } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;
 
@@ -51,16 +53,22 @@ export class TicketStore {
       guarded(query, TICKET_FIELDS, options.guards);
       const count = await query.update({ ...rowFromValues(TICKET_FIELDS, changes), updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
-      const row = await visibleTo(trx('tickets'), companyIds).where('guid', guid).first();
-      return toRecord(row as Raw);
+      const updated = toRecord((await visibleTo(trx('tickets'), companyIds).where('guid', guid).first()) as Raw);
+      await recordChange(trx, ticketChange('ticket.updated', updated, options.now), options.now);
+      return updated;
     });
   }
 
-  /** Only while the ticket holds no reserved or pending stock (PRODUCT.md 9). */
+  /** Only while the ticket holds no reserved or pending stock (PRODUCT.md 9); records ticket.deleted in the same transaction. */
   async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
-    const query = visibleTo(this.db('tickets'), companyIds).where('guid', guid).where('reserved_count', 0).where('pending_count', 0);
-    if (options.version !== undefined) query.where('version', options.version);
-    const count = await query.update({ deleted_at: dbTime(options.now), version: this.db.raw('version + 1') });
-    return count > 0;
+    return this.db.transaction(async (trx) => {
+      const query = visibleTo(trx('tickets'), companyIds).where('guid', guid).where('reserved_count', 0).where('pending_count', 0);
+      if (options.version !== undefined) query.where('version', options.version);
+      const count = await query.update({ deleted_at: dbTime(options.now), version: trx.raw('version + 1') });
+      if (count === 0) return false;
+      const deleted = toRecord((await trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Raw);
+      await recordChange(trx, ticketChange('ticket.deleted', deleted, options.now), options.now);
+      return true;
+    });
   }
 }

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -166,6 +168,26 @@ export interface ListApiClientsResponse {
 
 export interface DeleteApiClientRequest {
   client_id: string;
+}
+
+export interface WatchRevocationsRequest {
+  /**
+   * Resume after this sequence (the last one a previous stream delivered): revocations
+   * after it are sent first. 0 = from now on.
+   */
+  after_sequence: number;
+}
+
+export interface RevocationBatch {
+  /** The newest revocation sequence this message accounts for (resume cursor). */
+  sequence: number;
+  /** Sessions revoked; empty in the first message and in heartbeats. */
+  session_ids: string[];
+  /**
+   * True once everything up to `sequence` has been sent: from then on the subscriber's
+   * local view is complete.
+   */
+  caught_up: boolean;
 }
 
 function createBaseUser(): User {
@@ -2326,6 +2348,188 @@ export const DeleteApiClientRequest: MessageFns<DeleteApiClientRequest> = {
   },
 };
 
+function createBaseWatchRevocationsRequest(): WatchRevocationsRequest {
+  return { after_sequence: 0 };
+}
+
+export const WatchRevocationsRequest: MessageFns<WatchRevocationsRequest> = {
+  encode(message: WatchRevocationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.after_sequence !== 0) {
+      writer.uint32(8).int64(message.after_sequence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRevocationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRevocationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.after_sequence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRevocationsRequest {
+    return {
+      after_sequence: isSet(object.afterSequence)
+        ? globalThis.Number(object.afterSequence)
+        : isSet(object.after_sequence)
+        ? globalThis.Number(object.after_sequence)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchRevocationsRequest): unknown {
+    const obj: any = {};
+    if (message.after_sequence !== 0) {
+      obj.afterSequence = Math.round(message.after_sequence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRevocationsRequest>, I>>(base?: I): WatchRevocationsRequest {
+    return WatchRevocationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRevocationsRequest>, I>>(object: I): WatchRevocationsRequest {
+    const message = createBaseWatchRevocationsRequest();
+    message.after_sequence = object.after_sequence ?? 0;
+    return message;
+  },
+};
+
+function createBaseRevocationBatch(): RevocationBatch {
+  return { sequence: 0, session_ids: [], caught_up: false };
+}
+
+export const RevocationBatch: MessageFns<RevocationBatch> = {
+  encode(message: RevocationBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sequence !== 0) {
+      writer.uint32(8).int64(message.sequence);
+    }
+    for (const v of message.session_ids) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.caught_up !== false) {
+      writer.uint32(24).bool(message.caught_up);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevocationBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevocationBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sequence = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session_ids.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.caught_up = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevocationBatch {
+    return {
+      sequence: isSet(object.sequence) ? globalThis.Number(object.sequence) : 0,
+      session_ids: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      caught_up: isSet(object.caughtUp)
+        ? globalThis.Boolean(object.caughtUp)
+        : isSet(object.caught_up)
+        ? globalThis.Boolean(object.caught_up)
+        : false,
+    };
+  },
+
+  toJSON(message: RevocationBatch): unknown {
+    const obj: any = {};
+    if (message.sequence !== 0) {
+      obj.sequence = Math.round(message.sequence);
+    }
+    if (message.session_ids?.length) {
+      obj.sessionIds = message.session_ids;
+    }
+    if (message.caught_up !== false) {
+      obj.caughtUp = message.caught_up;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevocationBatch>, I>>(base?: I): RevocationBatch {
+    return RevocationBatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevocationBatch>, I>>(object: I): RevocationBatch {
+    const message = createBaseRevocationBatch();
+    message.sequence = object.sequence ?? 0;
+    message.session_ids = object.session_ids?.map((e) => e) || [];
+    message.caught_up = object.caught_up ?? false;
+    return message;
+  },
+};
+
 /**
  * AuthService issues and checks tokens and owns users, companies and API clients.
  *
@@ -2395,8 +2599,11 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): RevokeTokenResponse => RevokeTokenResponse.decode(value),
   },
   /**
-   * The one check every service runs on every caller: token plus Company values
-   * give the user and the effective company set.
+   * The one check of every caller: token plus Company values give the user and the
+   * effective company set. A service may keep the answer for that exact token (asked with no
+   * Company values, it gives all of the token's companies; narrow them per call as the
+   * Company rules say) until expires_at, while it receives WatchRevocations and drops the
+   * answer when the token's session is named there.
    */
   authenticate: {
     path: "/auth.v1.AuthService/Authenticate" as const,
@@ -2487,6 +2694,28 @@ export const AuthServiceService = {
     responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
     responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
   },
+  /**
+   * The sessions revoked from now on, pushed as they happen, for services that keep a
+   * local view of Authenticate answers (the ticket service). Every revocation reaches
+   * every subscriber of every auth replica: each replica tails the auth database's
+   * revocations table (the shared source), whatever replica or admin CLI revoked. That
+   * covers logout / RFC 7009 revocation, refresh-token reuse, API-client deletion and the
+   * CLI. The first message says where the feed stands (caught_up); a heartbeat with no
+   * session ids follows at least every few seconds, so a subscriber that hears nothing
+   * must stop trusting its local view and ask Authenticate until it is subscribed again.
+   * Needs no token: it reveals only random session ids. UNAVAILABLE when the replica
+   * cannot read its database (the subscriber falls back to asking).
+   */
+  watchRevocations: {
+    path: "/auth.v1.AuthService/WatchRevocations" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRevocationsRequest): Buffer =>
+      Buffer.from(WatchRevocationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRevocationsRequest => WatchRevocationsRequest.decode(value),
+    responseSerialize: (value: RevocationBatch): Buffer => Buffer.from(RevocationBatch.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevocationBatch => RevocationBatch.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -2500,8 +2729,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   /** RFC 7009: revokes an access or refresh token and the session behind it. */
   revokeToken: handleUnaryCall<RevokeTokenRequest, RevokeTokenResponse>;
   /**
-   * The one check every service runs on every caller: token plus Company values
-   * give the user and the effective company set.
+   * The one check of every caller: token plus Company values give the user and the
+   * effective company set. A service may keep the answer for that exact token (asked with no
+   * Company values, it gives all of the token's companies; narrow them per call as the
+   * Company rules say) until expires_at, while it receives WatchRevocations and drops the
+   * answer when the token's session is named there.
    */
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
   /** The caller's own user record. */
@@ -2528,6 +2760,19 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * NOT_FOUND for a client outside the effective company set, exactly as for none.
    */
   deleteApiClient: handleUnaryCall<DeleteApiClientRequest, Empty>;
+  /**
+   * The sessions revoked from now on, pushed as they happen, for services that keep a
+   * local view of Authenticate answers (the ticket service). Every revocation reaches
+   * every subscriber of every auth replica: each replica tails the auth database's
+   * revocations table (the shared source), whatever replica or admin CLI revoked. That
+   * covers logout / RFC 7009 revocation, refresh-token reuse, API-client deletion and the
+   * CLI. The first message says where the feed stands (caught_up); a heartbeat with no
+   * session ids follows at least every few seconds, so a subscriber that hears nothing
+   * must stop trusting its local view and ask Authenticate until it is subscribed again.
+   * Needs no token: it reveals only random session ids. UNAVAILABLE when the replica
+   * cannot read its database (the subscriber falls back to asking).
+   */
+  watchRevocations: handleServerStreamingCall<WatchRevocationsRequest, RevocationBatch>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2580,8 +2825,11 @@ export interface AuthServiceClient extends Client {
     callback: (error: ServiceError | null, response: RevokeTokenResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The one check every service runs on every caller: token plus Company values
-   * give the user and the effective company set.
+   * The one check of every caller: token plus Company values give the user and the
+   * effective company set. A service may keep the answer for that exact token (asked with no
+   * Company values, it gives all of the token's companies; narrow them per call as the
+   * Company rules say) until expires_at, while it receives WatchRevocations and drops the
+   * answer when the token's session is named there.
    */
   authenticate(
     request: AuthenticateRequest,
@@ -2706,6 +2954,27 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Empty) => void,
   ): ClientUnaryCall;
+  /**
+   * The sessions revoked from now on, pushed as they happen, for services that keep a
+   * local view of Authenticate answers (the ticket service). Every revocation reaches
+   * every subscriber of every auth replica: each replica tails the auth database's
+   * revocations table (the shared source), whatever replica or admin CLI revoked. That
+   * covers logout / RFC 7009 revocation, refresh-token reuse, API-client deletion and the
+   * CLI. The first message says where the feed stands (caught_up); a heartbeat with no
+   * session ids follows at least every few seconds, so a subscriber that hears nothing
+   * must stop trusting its local view and ask Authenticate until it is subscribed again.
+   * Needs no token: it reveals only random session ids. UNAVAILABLE when the replica
+   * cannot read its database (the subscriber falls back to asking).
+   */
+  watchRevocations(
+    request: WatchRevocationsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<RevocationBatch>;
+  watchRevocations(
+    request: WatchRevocationsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<RevocationBatch>;
 }
 
 export const AuthServiceClient = makeGenericClientConstructor(AuthServiceService, "auth.v1.AuthService") as unknown as {
@@ -2747,6 +3016,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {

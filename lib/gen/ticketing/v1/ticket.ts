@@ -255,6 +255,15 @@ export interface StreamTicketsRequest {
   event_id: string;
 }
 
+export interface StreamTicketBatchesRequest {
+  /** GUID of the event; empty = every live ticket in the effective company set. */
+  event_id: string;
+}
+
+export interface StreamTicketBatchesResponse {
+  tickets: Ticket[];
+}
+
 export interface CreateTicketRequest {
   /** GUID of the event the ticket is created in (the parent); ticket.event_id is output only. */
   event_id: string;
@@ -1387,6 +1396,148 @@ export const StreamTicketsRequest: MessageFns<StreamTicketsRequest> = {
   },
 };
 
+function createBaseStreamTicketBatchesRequest(): StreamTicketBatchesRequest {
+  return { event_id: "" };
+}
+
+export const StreamTicketBatchesRequest: MessageFns<StreamTicketBatchesRequest> = {
+  encode(message: StreamTicketBatchesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event_id !== "") {
+      writer.uint32(10).string(message.event_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTicketBatchesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTicketBatchesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamTicketBatchesRequest {
+    return {
+      event_id: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StreamTicketBatchesRequest): unknown {
+    const obj: any = {};
+    if (message.event_id !== "") {
+      obj.eventId = message.event_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamTicketBatchesRequest>, I>>(base?: I): StreamTicketBatchesRequest {
+    return StreamTicketBatchesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamTicketBatchesRequest>, I>>(object: I): StreamTicketBatchesRequest {
+    const message = createBaseStreamTicketBatchesRequest();
+    message.event_id = object.event_id ?? "";
+    return message;
+  },
+};
+
+function createBaseStreamTicketBatchesResponse(): StreamTicketBatchesResponse {
+  return { tickets: [] };
+}
+
+export const StreamTicketBatchesResponse: MessageFns<StreamTicketBatchesResponse> = {
+  encode(message: StreamTicketBatchesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tickets) {
+      Ticket.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTicketBatchesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTicketBatchesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tickets.push(Ticket.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamTicketBatchesResponse {
+    return {
+      tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => Ticket.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: StreamTicketBatchesResponse): unknown {
+    const obj: any = {};
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => Ticket.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamTicketBatchesResponse>, I>>(base?: I): StreamTicketBatchesResponse {
+    return StreamTicketBatchesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamTicketBatchesResponse>, I>>(object: I): StreamTicketBatchesResponse {
+    const message = createBaseStreamTicketBatchesResponse();
+    message.tickets = object.tickets?.map((e) => Ticket.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseCreateTicketRequest(): CreateTicketRequest {
   return { event_id: "", ticket: undefined, request_id: "" };
 }
@@ -1754,6 +1905,21 @@ export const TicketServiceService = {
     responseSerialize: (value: Ticket): Buffer => Buffer.from(Ticket.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ticket => Ticket.decode(value),
   },
+  /**
+   * The same tickets as StreamTickets, several per message: far fewer messages for a long list
+   * (what the REST gateway's whole lists use). Batches are never empty.
+   */
+  streamTicketBatches: {
+    path: "/ticketing.v1.TicketService/StreamTicketBatches" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamTicketBatchesRequest): Buffer =>
+      Buffer.from(StreamTicketBatchesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamTicketBatchesRequest => StreamTicketBatchesRequest.decode(value),
+    responseSerialize: (value: StreamTicketBatchesResponse): Buffer =>
+      Buffer.from(StreamTicketBatchesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamTicketBatchesResponse => StreamTicketBatchesResponse.decode(value),
+  },
   createTicket: {
     path: "/ticketing.v1.TicketService/CreateTicket" as const,
     requestStream: false as const,
@@ -1790,6 +1956,11 @@ export interface TicketServiceServer extends UntypedServiceImplementation {
   listTickets: handleUnaryCall<ListTicketsRequest, ListTicketsResponse>;
   /** Every ticket of one event, or of the whole effective company set, streamed in creation order. */
   streamTickets: handleServerStreamingCall<StreamTicketsRequest, Ticket>;
+  /**
+   * The same tickets as StreamTickets, several per message: far fewer messages for a long list
+   * (what the REST gateway's whole lists use). Batches are never empty.
+   */
+  streamTicketBatches: handleServerStreamingCall<StreamTicketBatchesRequest, StreamTicketBatchesResponse>;
   createTicket: handleUnaryCall<CreateTicketRequest, Ticket>;
   updateTicket: handleUnaryCall<UpdateTicketRequest, Ticket>;
   /** Soft delete: the ticket then reads as NOT_FOUND and leaves every list. */
@@ -1835,6 +2006,19 @@ export interface TicketServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<Ticket>;
+  /**
+   * The same tickets as StreamTickets, several per message: far fewer messages for a long list
+   * (what the REST gateway's whole lists use). Batches are never empty.
+   */
+  streamTicketBatches(
+    request: StreamTicketBatchesRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<StreamTicketBatchesResponse>;
+  streamTicketBatches(
+    request: StreamTicketBatchesRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<StreamTicketBatchesResponse>;
   createTicket(
     request: CreateTicketRequest,
     callback: (error: ServiceError | null, response: Ticket) => void,

@@ -1,0 +1,42 @@
+import { EVENT_FIELDS } from '../../lib/fields/event.js';
+import { resourceJson } from '../../lib/fields/json.js';
+import { RESERVATION_FIELDS } from '../../lib/fields/reservation.js';
+import { SCAN_FIELDS } from '../../lib/fields/reservation.js';
+import { TICKET_FIELDS } from '../../lib/fields/ticket.js';
+import type { WebhookEventType } from '../../lib/fields/webhook.js';
+import type { EventRecord } from './domain/event-fields.js';
+import type { ReservationRecord } from './domain/reservation-fields.js';
+import type { TicketRecord } from './domain/ticket-fields.js';
+import { eventMessage, ticketMessage } from './messages.js';
+import { reservationMessage, scanMessage, type ScanValues } from './reservation-messages.js';
+import type { Change } from './store/outbox-store.js';
+
+/**
+ * The webhook event of a change: `data` is the object exactly as its REST read shows it,
+ * derived the same way (record -> message -> JSON by the field table).
+ */
+
+export const eventChange = (type: WebhookEventType & `event.${string}`, event: Omit<EventRecord, 'id'>): Change => ({
+  type,
+  companyId: event.company_id,
+  data: resourceJson(EVENT_FIELDS, eventMessage(event)),
+});
+
+export const ticketChange = (type: WebhookEventType & `ticket.${string}`, ticket: Omit<TicketRecord, 'id'>, now: Date): Change => ({
+  type,
+  companyId: ticket.company_id,
+  data: resourceJson(TICKET_FIELDS, ticketMessage(ticket, now)),
+});
+
+/** The event of a reservation's current state (reservation.created for a new one). */
+export const reservationChange = (reservation: Omit<ReservationRecord, 'id'>, created = false): Change => ({
+  type: created ? 'reservation.created' : `reservation.${reservation.state}`,
+  companyId: reservation.company_id,
+  data: resourceJson(RESERVATION_FIELDS, reservationMessage(reservation)),
+});
+
+export const scanChange = (companyId: string, scan: ScanValues): Change => ({
+  type: 'ticket.scanned',
+  companyId,
+  data: resourceJson(SCAN_FIELDS, scanMessage(scan)),
+});

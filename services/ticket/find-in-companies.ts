@@ -1,0 +1,34 @@
+import { RpcError } from '../../lib/grpc/errors.js';
+import { storedGuid } from './request-guid.js';
+
+/** What a request can name that may not be found, with the type its NOT_FOUND names (google.rpc.ResourceInfo). */
+const RESOURCE_TYPES = {
+  Event: 'ticketing.v1.Event',
+  Ticket: 'ticketing.v1.Ticket',
+  Reservation: 'ticketing.v1.Reservation',
+  Barcode: 'ticketing.v1.Barcode',
+  Webhook: 'ticketing.v1.Webhook',
+} as const;
+
+export type ResourceKind = keyof typeof RESOURCE_TYPES;
+
+/** NOT_FOUND for `kind`; `name` is the guid or barcode as sent. */
+export function notFound(kind: ResourceKind, name: string): RpcError {
+  return RpcError.notFound(kind, { type: RESOURCE_TYPES[kind], name });
+}
+
+/**
+ * The record a request's `guid` names among the caller's companies, else NOT_FOUND: another
+ * company's record and a malformed GUID read the same as a missing one.
+ */
+export async function findInCompanies<T>(
+  kind: ResourceKind,
+  companyIds: string[],
+  guid: string,
+  find: (companyIds: string[], id: string) => Promise<T | undefined>,
+): Promise<T> {
+  const id = storedGuid(guid);
+  const found = id ? await find(companyIds, id) : undefined;
+  if (!found) throw notFound(kind, guid);
+  return found;
+}

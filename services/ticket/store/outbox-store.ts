@@ -1,0 +1,35 @@
+import type { Knex } from '../../../lib/db.js';
+import { newGuid } from '../../../lib/ids.js';
+import { dbTime } from './sql.js';
+
+/** A committed change as a webhook event (docs/webhooks.md): its type, its company and the object as REST reads it. */
+export interface Change {
+  type: string;
+  companyId: string;
+  data: unknown;
+  /** Only for webhook.test: the one endpoint that gets it (no fan-out by subscription). */
+  endpointId?: string;
+}
+
+/**
+ * The transactional outbox: the event rows of a change, written inside the change's own
+ * transaction (`trx`), so a committed change always has its events and a rolled-back one
+ * never does. The delivery worker (services/webhooks) fans them out and sends them.
+ */
+export async function recordChanges(trx: Knex, changes: readonly Change[], now: Date = new Date()): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const rows = changes.map((change) => ({
+    guid: newGuid(),
+    company_id: change.companyId,
+    type: change.type,
+    data: JSON.stringify(change.data),
+    created_at: dbTime(now),
+    fanned_out: 0,
+    endpoint_id: change.endpointId ?? null,
+  }));
+  for (let i = 0; i < rows.length; i += 200) await trx('webhook_events').insert(rows.slice(i, i + 200));
+  return rows.map((row) => row.guid);
+}
+
+/** One change; its event id. */
+export const recordChange = async (trx: Knex, change: Change, now?: Date): Promise<string> => (await recordChanges(trx, [change], now))[0]!;

@@ -1,0 +1,126 @@
+/**
+ * Nothing only in memory: the worker killed between sending and recording (redelivered with
+ * the same webhook-id); a commit with no worker alive (the outbox row is part of the commit,
+ * so whatever dies after it, the event is there for a worker started later); two workers at
+ * once (nothing lost). The workers
+ * run as their own processes, as in compose.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
+import type { TestStack } from '../support/stack.js';
+import { startSuite } from '../support/suite.js';
+import { spawnNode, type RunningProcess } from '../ops/processes.js';
+import { ticketDatabase } from '../stock/helpers.js';
+import { startReceiver, type TestReceiver } from './receiver.js';
+
+const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms', WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: '1000' };
+
+let stack: TestStack;
+const receivers: TestReceiver[] = [];
+const workers: RunningProcess[] = [];
+
+beforeAll(async () => {
+  // No worker inside the stack: the tests run theirs.
+  ({ stack } = await startSuite({ env: { ...WEBHOOK_ENV, WEBHOOK_WORKER_IN_STACK: 'false' } }));
+});
+afterAll(() => stack?.stop());
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    if (worker.running) worker.child.kill('SIGKILL');
+    await worker.exited;
+  }
+  for (const receiver of receivers.splice(0)) await receiver.close();
+});
+
+async function startWorker(): Promise<RunningProcess> {
+  const worker = spawnNode('webhooks', 'services/webhooks/worker.ts', [], { ...stack.env, LOG_LEVEL: 'info' });
+  workers.push(worker);
+  await worker.waitForOutput(/webhook worker running/);
+  return worker;
+}
+
+/** webhook_attempts_total{outcome="delivered"} of a worker process, from the port it logged. */
+async function deliveredCount(worker: RunningProcess): Promise<number> {
+  const listening = worker.output.map((line) => /"port":(\d+).*metrics listening/.exec(line)).find(Boolean);
+  expect(listening, worker.tail()).toBeTruthy();
+  const text = await (await fetch(`http://127.0.0.1:${listening![1]}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('webhook_attempts_total{outcome="delivered"} '));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+async function receiverFor(account: Account): Promise<{ receiver: TestReceiver; webhook: any }> {
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const res = await request(`${stack.baseUrl}/webhooks`, { method: 'POST', headers: bearer(account.accessToken), json: { url: receiver.url, events: ['*'] } });
+  expect(res.status, res.text).toBe(201);
+  receiver.secret = res.body.secret;
+  return { receiver, webhook: res.body };
+}
+
+const createEvent = async (account: Account, name: string) =>
+  (await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(account.accessToken), json: { name } })).body as { guid: string };
+
+describe('webhooks survive crashes', () => {
+  it('a worker killed after sending, before recording: another worker sends the event again, same webhook-id', async () => {
+    const account = await signUpAndLogin(stack);
+    const { receiver, webhook } = await receiverFor(account);
+    const first = await startWorker();
+    const seen: string[] = [];
+    receiver.answer = async (received) => {
+      seen.push(received.id);
+      if (seen.length === 1) {
+        first.child.kill('SIGKILL');
+        await first.exited;
+      }
+      return 200;
+    };
+    const event = await createEvent(account, 'Crash between send and record');
+    await receiver.waitFor(() => seen.length === 1);
+    await startWorker();
+    // The dead worker's lease runs out (timeout + 2 s), then the event goes again.
+    await receiver.waitFor(() => seen.length === 2, 15_000);
+    expect(seen[1]).toBe(seen[0]);
+    expect(receiver.received.map((r) => r.body.data.guid)).toEqual([event.guid, event.guid]);
+    let log: any[] = [];
+    for (const until = Date.now() + 10_000; log.length === 0 && Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      log = (await request(`${stack.baseUrl}/webhooks/${webhook.guid}/deliveries`, { headers: bearer(account.accessToken) })).body;
+    }
+    // Only the recorded attempt is in the log; the one cut short never was.
+    expect(log.map((d: any) => [d.event_id, d.response_status])).toEqual([[seen[0], 200]]);
+  }, 60_000);
+
+  it('right after a commit, with no worker alive: the event is already in the outbox (the commit wrote it) and a worker started later delivers it', async () => {
+    const account = await signUpAndLogin(stack);
+    const { receiver } = await receiverFor(account);
+    const event = await createEvent(account, 'Committed, then nobody home');
+    const db = ticketDatabase(stack);
+    try {
+      const rows = await db('webhook_events').where('company_id', account.companyId).where('type', 'event.created');
+      expect(rows.map((row) => JSON.parse(row.data).guid)).toEqual([event.guid]);
+    } finally {
+      await db.destroy();
+    }
+    await startWorker();
+    await receiver.waitFor((all) => all.length === 1);
+    expect(receiver.received[0]!.body.data.guid).toBe(event.guid);
+  }, 30_000);
+
+  it('two workers at once: every event delivered, each normally once', async () => {
+    const account = await signUpAndLogin(stack);
+    const { receiver } = await receiverFor(account);
+    await Promise.all([startWorker(), startWorker()]);
+    const guids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, lane) => {
+        for (let i = 0; i < 20; i++) guids.push((await createEvent(account, `Two workers ${lane}.${i}`)).guid);
+      }),
+    );
+    await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= 200, 30_000);
+    expect(new Set(receiver.received.map((r) => r.body.data.guid))).toEqual(new Set(guids));
+    // At least once; a duplicate only when a lease ran out mid-send, which a healthy receiver never causes.
+    expect(receiver.received).toHaveLength(200);
+    // Each worker process serves its own Prometheus /metrics; together they count every delivery.
+    const delivered = await Promise.all(workers.map(deliveredCount));
+    expect(delivered.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(200);
+  }, 60_000);
+});
