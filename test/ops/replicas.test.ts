@@ -261,7 +261,7 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
     if (soldOut > 0) expect(reserved.size, 'sold out only once the stock is gone').toBe(STOCK);
   }, 120_000);
 
-  it('a revoked token is refused by every ticket replica at once (the first calls after the revocation answered)', async () => {
+  it('a revoked token is refused by every ticket replica within 100 ms of the revocation, and from then on', async () => {
     const other = await signUpAndLogin(stack);
     const clients = replicas.ticket.map((r) => new TicketServiceClient(r.address, credentials.createInsecure()));
     const getTicket = (client: TicketServiceClient) =>
@@ -276,13 +276,31 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
       const revoke = await request(`${stack.authUrl}/tokens/revoke`, { method: 'POST', body: new URLSearchParams({ token: other.accessToken }) });
       expect(revoke.status, revoke.text).toBe(200);
       const answered = Date.now();
-      const calls = clients.flatMap((client) => Array.from({ length: AUTHS }, () => getTicket(client)));
-      // Sent well inside 100 ms of the revocation's answer; each is refused, so no call is accepted after it.
-      expect(Date.now() - answered).toBeLessThan(100);
-      const codes = await Promise.all(calls);
-      const completedAfter = Date.now() - answered;
-      expect(codes, 'every call after the revocation, on every ticket replica').toEqual(codes.map(() => status.UNAUTHENTICATED));
-      console.log(`revocation: ${codes.length} calls on ${clients.length} ticket replicas refused, all answered ${completedAfter} ms after the revocation`);
+      // Each ticket replica is called back to back from the revocation's answer until WATCH_MS
+      // after it. The other auth replica reads the revocation within one poll (docs/auth.md), so
+      // a call sent in the first few milliseconds may still be accepted; none sent after BOUND_MS.
+      const BOUND_MS = 100;
+      const WATCH_MS = 400;
+      const calls = await Promise.all(
+        clients.map(async (client) => {
+          const answers: Array<{ sentAfter: number; code: number }> = [];
+          while (Date.now() - answered < WATCH_MS || !answers.some((a) => a.sentAfter >= BOUND_MS)) {
+            const sentAfter = Date.now() - answered;
+            answers.push({ sentAfter, code: await getTicket(client) });
+          }
+          return answers;
+        }),
+      );
+      for (const [i, answers] of calls.entries()) {
+        const name = replicas.ticket[i]!.name;
+        expect(answers.every((a) => a.code === status.NOT_FOUND || a.code === status.UNAUTHENTICATED), `${name}: accepted or refused, nothing else: ${JSON.stringify(answers)}`).toBe(true);
+        const accepted = answers.filter((a) => a.code === status.NOT_FOUND);
+        expect(accepted.filter((a) => a.sentAfter >= BOUND_MS), `${name}: no call sent ${BOUND_MS} ms or more after the revocation is accepted`).toEqual([]);
+        const firstRefused = answers.findIndex((a) => a.code === status.UNAUTHENTICATED);
+        expect(answers.slice(firstRefused).map((a) => a.code), `${name}: once refused, never accepted again`).toEqual(answers.slice(firstRefused).map(() => status.UNAUTHENTICATED));
+      }
+      const accepted = calls.map((answers) => answers.filter((a) => a.code === status.NOT_FOUND).length);
+      console.log(`revocation: calls accepted after the answer per ticket replica ${accepted.join(', ')} (of ${calls.map((a) => a.length).join(', ')}); the last accepted was sent ${Math.max(0, ...calls.flat().filter((a) => a.code === status.NOT_FOUND).map((a) => a.sentAfter))} ms after`);
     } finally {
       for (const client of clients) client.close();
     }
