@@ -199,13 +199,13 @@ export class AuthService {
 
   async revokeSession(sessionId: string): Promise<void> {
     await this.store.revokeSession(sessionId);
-    await this.revocations?.poke();
+    await this.revocations?.spread();
     await this.cache.markRevoked(sessionId);
   }
 
   async revokeSessionsOfUser(userId: string): Promise<number> {
     const ids = await this.store.revokeSessionsOfUser(userId);
-    await this.revocations?.poke();
+    await this.revocations?.spread();
     for (const id of ids) await this.cache.markRevoked(id);
     return ids.length;
   }
@@ -300,7 +300,7 @@ export class AuthService {
     if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
     const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
-    await this.revocations?.poke();
+    await this.revocations?.spread();
     for (const sessionId of sessions) await this.cache.markRevoked(sessionId);
   }
 

@@ -38,6 +38,7 @@ export class RevocationFeed {
   private queued?: Promise<void>;
   private lastPrune = 0;
   private healthy = false;
+  private announce?: () => Promise<void>;
 
   constructor(
     private readonly store: AuthStore,
@@ -86,6 +87,20 @@ export class RevocationFeed {
   poke(): Promise<void> {
     if (!this.running) return Promise.resolve();
     return this.poll();
+  }
+
+  /** How a revocation made here reaches the other auth replicas at once (RevocationPeers); without it, their polls. */
+  announceWith(announce: () => Promise<void>): void {
+    this.announce = announce;
+  }
+
+  /**
+   * After a revocation this process committed: resolves once it is pushed to this replica's
+   * streams and, through `announceWith`, to every other replica's (or after their wait bound).
+   */
+  async spread(): Promise<void> {
+    await this.poke();
+    await this.announce?.();
   }
 
   /** Calls `listener` with each new batch and `onFailure` when the table cannot be read; returns the unsubscribe. */

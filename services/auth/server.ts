@@ -9,6 +9,7 @@ import { RateLimitStore } from '../../lib/rate-limit/redis-store.js';
 import { signingSecret } from '../../lib/secrets.js';
 import { AuthService } from './auth-service.js';
 import { RevocationFeed } from './revocation-feed.js';
+import { RevocationPeers } from './revocation-peers.js';
 import { AccessTokens } from './domain/access-tokens.js';
 import { TokenRateLimits } from './domain/rate-limiter.js';
 import { authRpcHandlers } from './rpc.js';
@@ -87,6 +88,8 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     throw err;
   });
   await revocations.start();
+  const peers = config.REDIS_URL ? new RevocationPeers(config.REDIS_URL, config.REDIS_KEY_PREFIX, () => revocations.poke(), logger) : undefined;
+  if (peers) revocations.announceWith(() => peers.announce());
   if (!config.INTERNAL_API_KEY) {
     logger.warn(
       'INTERNAL_API_KEY is not set: the client address a gateway forwards is not believed, so every token request through a gateway counts against the gateway\'s own address (TOKEN_RATE_LIMIT_PER_ADDRESS). Set the same INTERNAL_API_KEY on the gateway and the auth service.',
@@ -113,6 +116,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
       await server.shutdown(graceMs);
       await cache.close();
       await rateLimitStore?.close();
+      await peers?.close();
       await db.destroy();
     },
   };
