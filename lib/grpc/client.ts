@@ -1,4 +1,8 @@
 import { credentials, Metadata, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { DNS_REFRESH_OPTION, refreshDnsTargets } from './dns-refresh.js';
+
+// Every client of this code base dials with CLIENT_OPTIONS below: DNS targets are resolved again periodically.
+refreshDnsTargets();
 
 export type UnaryMethod<Req, Res> = (
   request: Req,
@@ -26,6 +30,10 @@ export const CLIENT_OPTIONS = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5000,
   'grpc.enable_retries': 0,
+  // A replica added under a DNS name gets calls within 30 s (lib/grpc/dns-refresh.ts). The
+  // service config is ours (above), so no DNS TXT lookup is needed to find one.
+  [DNS_REFRESH_OPTION]: 30_000,
+  'grpc.service_config_disable_resolution': 1,
   // A 1 MiB HTTP/2 receive window instead of 64 KiB: a long server stream (StreamTickets) is not
   // held up every 64 KiB waiting for a window update (docs/PERFORMANCE.md).
   'grpc-node.flow_control_window': 1024 * 1024,
