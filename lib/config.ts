@@ -66,6 +66,7 @@ const schema = z.object({
   SIGNUP_ENABLED: bool.default(true),
   DEFAULT_WHITELABEL_NAME: z.string().min(1).max(255).default('Default'),
   TOKEN_RATE_LIMIT_PER_ACCOUNT: positiveInt.default(10),
+  TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: positiveInt.default(30),
   TOKEN_RATE_LIMIT_PER_ADDRESS: positiveInt.default(60),
   TOKEN_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   // The whole public REST API, at the gateway (docs/rate-limits.md); undefined = that limit is off.

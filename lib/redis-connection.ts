@@ -42,3 +42,12 @@ export async function closeRedis(client: RedisConnection): Promise<void> {
     client.destroy();
   }
 }
+
+/** A Redis command that gives up after `timeoutMs` (a frozen Redis must not hold a request up). */
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('redis command timed out')), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -85,8 +85,8 @@ export class AuthService {
     if (!request.username || !request.password) {
       throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'username and password are required.');
     }
-    // Failed attempts count per account and address: guessing is slowed down, but nobody
-    // elsewhere can lock the owner out by failing on purpose.
+    // Failed attempts count per account and address, and per account from addresses it never
+    // signed in from: guessing is slowed down, but nobody can lock the owner out by failing on purpose.
     const account = `user:${request.username.trim().toLowerCase()}`;
     this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     const user = await this.store.findUserByEmail(request.username.trim());
@@ -95,6 +95,7 @@ export class AuthService {
       await this.limits.recordFailure(account, clientAddress);
       throw invalidGrant('The user name or password is incorrect.');
     }
+    await this.limits.recordSuccess(account, clientAddress);
     return this.startSession(user, null, request.company_id, true);
   }
 
@@ -115,6 +116,7 @@ export class AuthService {
       await this.limits.recordFailure(account, clientAddress);
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
     }
+    await this.limits.recordSuccess(account, clientAddress);
     // A client never gets more than the companies it was created for (and the user still belongs to).
     return this.startSession(user, client.client_id, request.company_id || '*', false, client.company_ids);
   }

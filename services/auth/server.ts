@@ -66,7 +66,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
   const limits = new TokenRateLimits(
-    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
     options.rateLimitStore,
   );
   const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);

@@ -1,5 +1,5 @@
 import type { Logger } from '../../lib/logger.js';
-import { closeRedis, openRedis, type RedisConnection } from '../../lib/redis-connection.js';
+import { closeRedis, openRedis, withTimeout, type RedisConnection } from '../../lib/redis-connection.js';
 
 export interface CachedSession {
   userId: string;
@@ -151,11 +151,7 @@ export class RedisSessionCache implements SessionCache {
   }
 
   private withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('redis command timed out')), this.timeoutMs);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    return withTimeout(promise, this.timeoutMs);
   }
 
   close(): Promise<void> {

@@ -146,7 +146,7 @@ describe('token endpoint rate limit', () => {
   let stack: TestStack;
   beforeAll(async () => {
     // TRUST_PROXY lets the test speak from several client addresses through X-Forwarded-For.
-    stack = await startTestStack({ TOKEN_RATE_LIMIT_PER_ACCOUNT: '3', TOKEN_RATE_LIMIT_PER_ADDRESS: '8', TRUST_PROXY: 'loopback' });
+    stack = await startTestStack({ TOKEN_RATE_LIMIT_PER_ACCOUNT: '3', TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '5', TOKEN_RATE_LIMIT_PER_ADDRESS: '8', TRUST_PROXY: 'loopback' });
   });
   afterAll(async () => stack?.stop());
 
@@ -168,6 +168,29 @@ describe('token endpoint rate limit', () => {
 
     // The owner, elsewhere, still gets in; successful attempts never count.
     for (let i = 0; i < 4; i++) expect((await tokenRequest(stack, right, from('198.51.100.7'))).status).toBe(200);
+  });
+
+  it('limits failed attempts per account from all addresses together, except from addresses the account signed in from', async () => {
+    const account = await signUpAndLogin(stack);
+    const wrong = { grant_type: 'password', username: account.email, password: 'wrong password' };
+    const right = { grant_type: 'password', username: account.email, password: account.password };
+    expect((await tokenRequest(stack, right, from('198.51.100.20'))).status, 'the owner signs in from home').toBe(200);
+
+    // Guessing spread over many addresses, each well under its own per-account allowance (3).
+    const guesses = [];
+    for (let i = 0; i < 5; i++) guesses.push((await tokenRequest(stack, wrong, from(`203.0.113.${10 + i}`))).status);
+    expect(guesses).toEqual([400, 400, 400, 400, 400]);
+
+    // The account-wide allowance (5) is spent: a new address is refused, even with the right password.
+    const next = await tokenRequest(stack, wrong, from('203.0.113.30'));
+    expect(next.status).toBe(429);
+    expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await tokenRequest(stack, right, from('203.0.113.31'))).status).toBe(429);
+    // The owner, from an address the account signed in from, is not locked out.
+    expect((await tokenRequest(stack, right, from('198.51.100.20'))).status).toBe(200);
+    // Another account is not affected.
+    const other = await signUpAndLogin(stack);
+    expect((await tokenRequest(stack, { grant_type: 'password', username: other.email, password: other.password }, from('203.0.113.32'))).status).toBe(200);
   });
 
   it('limits all attempts per address', async () => {

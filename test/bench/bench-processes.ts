@@ -35,6 +35,7 @@ function benchOverrides(): Record<string, string> {
   const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('RATE_LIMIT_')) as [string, string][]);
   return {
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '1000000',
+    TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '1000000',
     TOKEN_RATE_LIMIT_PER_ADDRESS: '1000000',
     RATE_LIMIT_PER_TOKEN: '1000000000',
     RATE_LIMIT_PER_ADDRESS: '1000000000',

@@ -29,6 +29,7 @@ describe('rate limits shared by replicas through Redis', () => {
       RATE_LIMIT_PER_TOKEN: '1000',
       TOKEN_RATE_LIMIT_PER_ADDRESS: '4',
       TOKEN_RATE_LIMIT_PER_ACCOUNT: '2',
+      TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '3',
       TRUST_PROXY: 'loopback',
     };
     [a, b] = await Promise.all([startTestStack(env), startTestStack(env)]);
@@ -85,6 +86,22 @@ describe('rate limits shared by replicas through Redis', () => {
     const locked = await request(`${a.authUrl}/tokens`, { method: 'POST', headers: from('198.51.100.3'), json: { grant_type: 'password', username: account.email, password: account.password } });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('two auth services share the account-wide limit and the addresses an account signed in from', async () => {
+    const owner = await signUpAndLogin(a);
+    const attempt = (stack: TestStack, address: string, password: string) =>
+      request(`${stack.authUrl}/tokens`, { method: 'POST', headers: from(address), json: { grant_type: 'password', username: owner.email, password } });
+    expect((await attempt(a, '198.51.100.40', owner.password)).status, 'signed in from .40 on one replica').toBe(200);
+    const guesses: number[] = [];
+    for (const [i, stack] of [a, b, a].entries()) guesses.push((await attempt(stack, `198.51.100.${50 + i}`, 'wrong password')).status);
+    expect(guesses).toEqual([400, 400, 400]);
+    // (The two stacks share Redis, not a database: on b the account does not exist, so a try that
+    // passes the limits there answers 400, one that does not answers 429.)
+    expect((await attempt(b, '198.51.100.60', 'wrong password')).status, 'a new address, on the other replica').toBe(429);
+    expect((await attempt(b, '198.51.100.40', 'wrong password')).status, 'the known address, on the other replica: past the account-wide limit').toBe(400);
+    expect((await attempt(a, '198.51.100.61', owner.password)).status, 'a new address with the right password').toBe(429);
+    expect((await attempt(a, '198.51.100.40', owner.password)).status, 'the known address with the right password').toBe(200);
   });
 
   it('keeps no token, e-mail address or password in Redis keys', async () => {

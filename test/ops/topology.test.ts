@@ -14,7 +14,7 @@ import { spawnPart, startTopology, type RunningProcess, type Topology } from './
 
 const GRACE_MS = 10_000;
 /** Test-only settings: many token requests from one address and account in a short time. */
-const LOAD_SETTINGS = { TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000', TOKEN_RATE_LIMIT_PER_ADDRESS: '100000' };
+const LOAD_SETTINGS = { TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000', TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '100000', TOKEN_RATE_LIMIT_PER_ADDRESS: '100000' };
 
 const topologies: Topology[] = [];
 const spawned: RunningProcess[] = [];

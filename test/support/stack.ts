@@ -50,6 +50,7 @@ export async function startTestStack(
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000',
+    TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '100000',
     TOKEN_RATE_LIMIT_PER_ADDRESS: '100000',
     // The heavy suites (fuzz, stock rushes, bench) send thousands of requests with one token from
     // one address; test/gateway/rate-limits.test.ts checks the real defaults ('' restores them).
