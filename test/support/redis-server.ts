@@ -2,14 +2,37 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { acceptsConnections } from './resources.js';
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
+const PORTS_PER_WORKER = 1000;
+/** Below Linux's ephemeral range (32768-60999): no other bind(0) or outgoing connection lands here. */
+const FIRST_WORKER_PORT = 21_000;
+const MAX_WORKERS = 4; // vitest.config.ts runs 2; 21000-24999 stays clear of RabbitMQ's 25672
+let nextInWorker = Math.floor(Math.random() * PORTS_PER_WORKER); // each test file is a new process: start anywhere in the range
+
+/**
+ * A free TCP port on loopback, for a server a test starts. Each vitest worker takes ports from
+ * its own range, in turn, skipping any in use: two ports handed out close together never collide,
+ * in one process or across workers (bind(0) can hand the same ephemeral port out twice once the
+ * first probe has closed it: it did, in CI, to a gateway and a ticket service).
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID);
+  if (!Number.isInteger(worker) || worker < 1 || worker > MAX_WORKERS) return listenOn(0);
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = FIRST_WORKER_PORT + (worker - 1) * PORTS_PER_WORKER + (nextInWorker++ % PORTS_PER_WORKER);
+    const free = await listenOn(port).catch(() => undefined);
+    if (free) return free;
+  }
+  throw new Error(`no free port in vitest worker ${worker}'s range`);
+}
+
+/** Listens on `port` (0: any) on loopback, closes, and says which port it was. */
+function listenOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
     server.on('error', reject);
   });
