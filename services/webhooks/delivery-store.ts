@@ -70,6 +70,9 @@ export class DeliveryStore {
    * Takes the lease of up to `limit` due deliveries, oldest event first, leaving out the
    * endpoints this worker is busy with and the disabled ones (their deliveries wait, pending,
    * until the endpoint is enabled again; a deleted endpoint's are claimed, to be dropped).
+   * One worker at a time per endpoint: an endpoint another worker holds a lease on is left out,
+   * and so is one whose oldest due delivery this claim did not get (another worker's claim,
+   * not yet committed, holds it: SKIP LOCKED passed it by).
    */
   async claim(now: Date, limit: number, leaseMs: number, busyEndpoints: readonly string[] = []): Promise<ClaimedDelivery[]> {
     const token = randomUUID();
@@ -81,13 +84,14 @@ export class DeliveryStore {
           .where('next_attempt_at', '<=', toDbTime(now))
           .where((q) => q.whereNull('claimed_until').orWhere('claimed_until', '<', toDbTime(now)))
           .whereNotIn('endpoint_id', [...busyEndpoints])
-          // An uncorrelated subquery: MySQL's FOR UPDATE does not lock the endpoints it reads.
+          // Uncorrelated subqueries: MySQL's FOR UPDATE does not lock the rows they read.
           .whereNotIn('endpoint_id', trx('webhook_endpoints').where('enabled', 0).whereNull('deleted_at').select('guid'))
+          .whereNotIn('endpoint_id', trx('webhook_deliveries').where('status', 'pending').where('claimed_until', '>=', toDbTime(now)).select('endpoint_id'))
           .orderBy('id')
           .limit(limit)
-          .select('id'),
+          .select('id', 'endpoint_id'),
       )) as Raw[];
-      const claimed = due.map((row) => Number(row.id));
+      const claimed = await this.firstInLine(trx, due, now);
       if (claimed.length) {
         await trx('webhook_deliveries').whereIn('id', claimed).update({ claimed_until: toDbTime(new Date(now.getTime() + leaseMs)), claim_token: token });
       }
@@ -192,6 +196,21 @@ export class DeliveryStore {
         .where('claim_token', items[0]!.delivery.claimToken)
         .update({ status: 'delivered', attempts: trx.raw('attempts + 1'), claimed_until: null, claim_token: null });
     });
+  }
+
+  /** The ids of `due` whose endpoint's oldest due delivery is among them. */
+  private async firstInLine(trx: Knex.Transaction, due: Raw[], now: Date): Promise<number[]> {
+    const endpoints = [...new Set(due.map((row) => row.endpoint_id as string))];
+    if (endpoints.length === 0) return [];
+    const oldest = (await trx('webhook_deliveries')
+      .whereIn('endpoint_id', endpoints)
+      .where('status', 'pending')
+      .where('next_attempt_at', '<=', toDbTime(now))
+      .groupBy('endpoint_id')
+      .select('endpoint_id', trx.raw('min(id) as first'))) as Raw[];
+    const taken = new Set(due.map((row) => Number(row.id)));
+    const ours = new Set(oldest.filter((row) => taken.has(Number(row.first))).map((row) => row.endpoint_id as string));
+    return due.filter((row) => ours.has(row.endpoint_id as string)).map((row) => Number(row.id));
   }
 
   /** Renews the lease of deliveries this worker holds; how many it still held. */

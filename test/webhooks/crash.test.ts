@@ -2,7 +2,7 @@
  * Nothing only in memory: the worker killed between sending and recording (redelivered with
  * the same webhook-id); a commit with no worker alive (the outbox row is part of the commit,
  * so whatever dies after it, the event is there for a worker started later); two workers at
- * once (nothing lost). The workers
+ * once (nothing lost, and one endpoint served by one worker at a time). The workers
  * run as their own processes, as in compose.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +122,24 @@ describe('webhooks survive crashes', () => {
     // Each worker process serves its own Prometheus /metrics; together they count every delivery.
     const delivered = await Promise.all(workers.map(deliveredCount));
     expect(delivered.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(200);
+  }, 60_000);
+
+  it('two workers, one endpoint: one delivery at a time, in the order of the commits', async () => {
+    const account = await signUpAndLogin(stack);
+    const { receiver } = await receiverFor(account);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    receiver.answer = async () => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight--;
+      return 200;
+    };
+    await Promise.all([startWorker(), startWorker()]);
+    const guids: string[] = [];
+    for (let i = 0; i < 40; i++) guids.push((await createEvent(account, `In line ${i}`)).guid);
+    await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
+    expect(mostInFlight, 'deliveries to the endpoint in flight at once').toBe(1);
+    expect(receiver.ids().map((id) => receiver.received.find((r) => r.id === id)!.body.data.guid)).toEqual(guids);
   }, 60_000);
 });
