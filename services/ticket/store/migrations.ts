@@ -1,6 +1,7 @@
 import { isMysql, utf8mb4, type Knex } from '../../../lib/db.js';
 import { listIndexMigration } from './list-index-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
+import { webhookClaimIndexMigration } from './webhook-claim-index-migration.js';
 import { webhooksMigration } from './webhook-migration.js';
 
 /**
@@ -101,4 +102,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261124_001_reservations': reservationsMigration,
   '20261125_001_ticket_list_index': listIndexMigration,
   '20261125_002_webhooks': webhooksMigration,
+  '20261126_001_webhook_claim_indexes': webhookClaimIndexMigration,
 };
