@@ -11,7 +11,7 @@ import { USER_FIELDS } from '../../lib/fields/user.js';
 import type { AccessTokens } from './domain/access-tokens.js';
 import { requestedTokenCompanies, withinCompanies } from './domain/company-scope.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, newSecret, sha256, verifyPassword } from './domain/passwords.js';
-import type { TokenRateLimits } from './domain/rate-limiter.js';
+import type { TokenAccount, TokenRateLimits } from './domain/rate-limiter.js';
 import { signUpValues } from './domain/sign-up-rules.js';
 import { checkedName } from './domain/text-rules.js';
 import type { RevocationFeed } from './revocation-feed.js';
@@ -85,11 +85,11 @@ export class AuthService {
     if (!request.username || !request.password) {
       throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'username and password are required.');
     }
-    // Failed attempts count per account and address, and per account from addresses it never
-    // signed in from: guessing is slowed down, but nobody can lock the owner out by failing on purpose.
-    const account = `user:${request.username.trim().toLowerCase()}`;
-    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
+    // Counted per user, not per spelling: the database's collation matches other spellings of
+    // an e-mail address (case, accents, full-width forms) to the same user.
     const user = await this.store.findUserByEmail(request.username.trim());
+    const account: TokenAccount = { kind: 'user', id: user?.guid ?? request.username.trim().toLowerCase() };
+    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     const passwordOk = await verifyPassword(request.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!user || !passwordOk) {
       await this.limits.recordFailure(account, clientAddress);
@@ -103,13 +103,13 @@ export class AuthService {
     if (!request.client_id || !request.client_secret) {
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'client_id and client_secret are required.');
     }
-    const account = `client:${request.client_id.trim().toLowerCase()}`;
-    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     // An unreadable client id is an unknown client; a database that is down is not (503, and no failure counted).
     const client = await this.store.findApiClient(request.client_id.trim().toLowerCase()).catch((err: unknown) => {
       if (isDependencyDown(err)) throw err;
       return undefined;
     });
+    const account: TokenAccount = { kind: 'client', id: client?.client_id ?? request.client_id.trim().toLowerCase() };
+    this.tooMany(await this.limits.failuresRetryAfter(account, clientAddress));
     const secretOk = client !== undefined && client.secret_hash === sha256(request.client_secret);
     const user = secretOk ? await this.store.findUser(client.user_id) : undefined;
     if (!client || !user) {

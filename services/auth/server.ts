@@ -59,14 +59,17 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
+  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR);
   const tokens = new AccessTokens(
-    signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR),
+    secret,
     config.AUTH_JWT_ISSUER,
     config.AUTH_JWT_AUDIENCE,
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
   const limits = new TokenRateLimits(
     { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    store,
+    secret,
     options.rateLimitStore,
   );
   const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);

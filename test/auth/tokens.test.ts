@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, passwordToken, request, signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
+import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
 
 const tokenRequest = (stack: TestStack, fields: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -191,6 +191,18 @@ describe('token endpoint rate limit', () => {
     // Another account is not affected.
     const other = await signUpAndLogin(stack);
     expect((await tokenRequest(stack, { grant_type: 'password', username: other.email, password: other.password }, from('203.0.113.32'))).status).toBe(200);
+  });
+
+  it.runIf(testBackend() === 'mysql')('counts failures per user, whatever spelling of the e-mail address the database matches to it', async () => {
+    const account = await signUpAndLogin(stack);
+    const [local, domain] = account.email.split('@') as [string, string];
+    // utf8mb4_unicode_ci matches accents and full-width forms to the plain letters: the same user.
+    const spellings = [`${local}@${domain.replace('e', 'é')}`, `${local}@${domain.replace('e', 'ｅ')}`, `${local.replace(/[a-z]/, (c) => `${c}\u0301`.normalize('NFC'))}@${domain}`];
+    const statuses = [];
+    for (const username of spellings) statuses.push((await tokenRequest(stack, { grant_type: 'password', username, password: 'wrong password' }, from('203.0.113.77'))).status);
+    expect(statuses).toEqual([400, 400, 400]);
+    const right = await tokenRequest(stack, { grant_type: 'password', username: account.email, password: account.password }, from('203.0.113.77'));
+    expect(right.status, 'three failures (the limit) under other spellings count for this user').toBe(429);
   });
 
   it('limits all attempts per address', async () => {

@@ -31,6 +31,8 @@ describe('rate limits shared by replicas through Redis', () => {
       TOKEN_RATE_LIMIT_PER_ACCOUNT: '2',
       TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '3',
       TRUST_PROXY: 'loopback',
+      // Replicas share the signing secret, which keys the token limits' Redis keys.
+      AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
     };
     [a, b] = await Promise.all([startTestStack(env), startTestStack(env)]);
     account = await signUpAndLogin(a);
@@ -81,27 +83,25 @@ describe('rate limits shared by replicas through Redis', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('temporarily_unavailable');
 
-    expect((await tokenRequest(a, '198.51.100.3', account.email)).status).toBe(400);
-    expect((await tokenRequest(b, '198.51.100.3', account.email)).status).toBe(400);
-    const locked = await request(`${a.authUrl}/tokens`, { method: 'POST', headers: from('198.51.100.3'), json: { grant_type: 'password', username: account.email, password: account.password } });
+    // Accounts are counted by user id, and the two stacks share Redis but not a database (real
+    // replicas share both): an account neither knows is counted by its name on both. 400 = past
+    // the limits, a wrong password; 429 = refused before the password is looked at.
+    const ghost = `ghost-${randomBytes(4).toString('hex')}@example.com`;
+    expect((await tokenRequest(a, '198.51.100.3', ghost)).status).toBe(400);
+    expect((await tokenRequest(b, '198.51.100.3', ghost)).status).toBe(400);
+    const locked = await tokenRequest(a, '198.51.100.3', ghost);
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
-  it('two auth services share the account-wide limit and the addresses an account signed in from', async () => {
-    const owner = await signUpAndLogin(a);
-    const attempt = (stack: TestStack, address: string, password: string) =>
-      request(`${stack.authUrl}/tokens`, { method: 'POST', headers: from(address), json: { grant_type: 'password', username: owner.email, password } });
-    expect((await attempt(a, '198.51.100.40', owner.password)).status, 'signed in from .40 on one replica').toBe(200);
+  it('two auth services share the account-wide limit on failed attempts', async () => {
+    const ghost = `ghost-${randomBytes(4).toString('hex')}@example.com`;
+    const attempt = (stack: TestStack, address: string) =>
+      request(`${stack.authUrl}/tokens`, { method: 'POST', headers: from(address), json: { grant_type: 'password', username: ghost, password: 'wrong password' } });
     const guesses: number[] = [];
-    for (const [i, stack] of [a, b, a].entries()) guesses.push((await attempt(stack, `198.51.100.${50 + i}`, 'wrong password')).status);
+    for (const [i, stack] of [a, b, a].entries()) guesses.push((await attempt(stack, `198.51.100.${50 + i}`)).status);
     expect(guesses).toEqual([400, 400, 400]);
-    // (The two stacks share Redis, not a database: on b the account does not exist, so a try that
-    // passes the limits there answers 400, one that does not answers 429.)
-    expect((await attempt(b, '198.51.100.60', 'wrong password')).status, 'a new address, on the other replica').toBe(429);
-    expect((await attempt(b, '198.51.100.40', 'wrong password')).status, 'the known address, on the other replica: past the account-wide limit').toBe(400);
-    expect((await attempt(a, '198.51.100.61', owner.password)).status, 'a new address with the right password').toBe(429);
-    expect((await attempt(a, '198.51.100.40', owner.password)).status, 'the known address with the right password').toBe(200);
+    expect((await attempt(b, '198.51.100.60')).status, 'a fourth address, on the other replica').toBe(429);
   });
 
   it('keeps no token, e-mail address or password in Redis keys', async () => {

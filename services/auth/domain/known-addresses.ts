@@ -1,37 +1,65 @@
-import type { RateLimitStore } from '../../../lib/rate-limit/redis-store.js';
-import { withTimeout } from '../../../lib/redis-connection.js';
+import { isIPv6 } from 'node:net';
 
 /** How long a successful sign-in makes its address known for the account. */
 export const KNOWN_FOR_SECONDS = 30 * 24 * 3600;
-/** The in-process copy holds at most this many; past it the oldest are forgotten. */
+const PRUNE_EVERY_MS = 3600_000;
+/** Positive answers kept in the process, at most this many (then all are dropped). */
 const MEMORY_LIMIT = 100_000;
 
+export interface SignInRecords {
+  recordSignIn(digest: string, at: Date): Promise<void>;
+  signedInSince(digest: string, since: Date): Promise<boolean>;
+  pruneSignIns(before: Date): Promise<void>;
+}
+
 /**
- * Which client addresses signed in to which account recently, by key (a hash of both): in Redis
- * when a store is given, shared by every auth replica, and always in this process too, so a
- * Redis outage forgets nothing this replica saw. A lookup waits at most the store's timeout.
+ * Which client addresses each account signed in from within KNOWN_FOR_SECONDS, by digest
+ * (TokenRateLimits makes it, keyed with a server secret): in the auth database, shared by
+ * every replica and surviving restarts and Redis losing its data; positive answers are also
+ * kept in the process.
  */
 export class KnownAddresses {
-  private readonly memory = new Map<string, number>();
+  private readonly known = new Map<string, number>();
+  private lastPrune = 0;
 
-  constructor(private readonly store?: RateLimitStore) {}
+  constructor(private readonly records: SignInRecords) {}
 
-  async remember(key: string): Promise<void> {
-    this.memory.delete(key);
-    this.memory.set(key, Date.now() + KNOWN_FOR_SECONDS * 1000);
-    if (this.memory.size > MEMORY_LIMIT) this.memory.delete(this.memory.keys().next().value!);
-    if (!this.store?.client.isReady) return;
-    await withTimeout(this.store.client.set(this.redisKey(key), '1', { EX: KNOWN_FOR_SECONDS }), this.store.timeoutMs).catch(() => undefined);
+  async remember(digest: string): Promise<void> {
+    const now = Date.now();
+    await this.records.recordSignIn(digest, new Date(now));
+    this.keep(digest, now + KNOWN_FOR_SECONDS * 1000);
+    if (now - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.records.pruneSignIns(new Date(now - KNOWN_FOR_SECONDS * 1000));
+    }
   }
 
-  async has(key: string): Promise<boolean> {
-    const until = this.memory.get(key);
+  async has(digest: string): Promise<boolean> {
+    const until = this.known.get(digest);
     if (until !== undefined && until > Date.now()) return true;
-    if (!this.store?.client.isReady) return false;
-    return (await withTimeout(this.store.client.exists(this.redisKey(key)), this.store.timeoutMs).catch(() => 0)) === 1;
+    const since = new Date(Date.now() - KNOWN_FOR_SECONDS * 1000);
+    if (!(await this.records.signedInSince(digest, since))) return false;
+    this.keep(digest, Date.now() + 60_000); // re-read within a minute: the row may be pruned later
+    return true;
   }
 
-  private redisKey(key: string): string {
-    return `${this.store!.prefix}ratelimit:token-known-address:${key}`;
+  private keep(digest: string, until: number): void {
+    if (this.known.size >= MEMORY_LIMIT) this.known.clear();
+    this.known.set(digest, until);
   }
+}
+
+/**
+ * The part of a client address that stays the same for one client: an IPv4 address itself,
+ * an IPv6 address's /64 (privacy extensions rotate the rest), an IPv4-mapped IPv6 address as IPv4.
+ */
+export function addressGroup(address: string): string {
+  if (!isIPv6(address)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (part: string) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
+  const [h, t] = [groups(head), groups(tail)];
+  const full = address.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
+  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }

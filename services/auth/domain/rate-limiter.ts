@@ -1,35 +1,54 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { WindowCounter } from '../../../lib/rate-limit/window-counter.js';
 import type { RateLimitStore } from '../../../lib/rate-limit/redis-store.js';
-import { KnownAddresses } from './known-addresses.js';
+import { addressGroup, KnownAddresses, type SignInRecords } from './known-addresses.js';
 
 export interface TokenRateLimitSettings {
   perAccount: number;
-  /** Failed attempts per account from all addresses together, except those it signed in from. */
+  /** Failed attempts per user account from all addresses together, except those it signed in from. */
   perAccountTotal: number;
   perAddress: number;
   windowSeconds: number;
 }
 
+/** Whose credentials a token request tries: a user (by guid once known, else the name tried) or an API client. */
+export interface TokenAccount {
+  kind: 'user' | 'client';
+  id: string;
+}
+
 /**
  * The token endpoint's limits: every token request per client address; failed attempts per
- * account and address; and failed attempts per account from all addresses together (guessing
- * spread over many addresses), which does not apply to an address the account signed in from
- * within KNOWN_FOR_SECONDS, so failing on purpose cannot lock the owner out. Counted in Redis when a store is given, so every auth replica shares one
- * allowance; in the process while Redis is down (each replica then allows its own, documented in
- * docs/rate-limits.md). Account names are hashed into the keys: no e-mail address sits in Redis.
+ * account and address; and failed attempts per user account from all addresses together
+ * (guessing spread over many addresses), which does not apply to an address (an IPv6 /64) the
+ * account signed in from within KNOWN_FOR_SECONDS, so failing on purpose cannot lock the owner
+ * out of where they already sign in. API clients have no account-wide limit: their secrets are
+ * random, so it would only let anyone who knows a client id lock the client out.
+ *
+ * Counted in Redis when a store is given, so every auth replica shares one allowance; in the
+ * process while Redis is down (each replica then allows its own, docs/rate-limits.md). Keys are
+ * digests keyed with a server secret: no e-mail address, client id or client address can be
+ * read back from them.
  */
 export class TokenRateLimits {
   private readonly requests: WindowCounter;
   private readonly failures: WindowCounter;
   private readonly accountFailures: WindowCounter;
   private readonly known: KnownAddresses;
+  private readonly keySecret: Buffer;
 
-  constructor(settings: TokenRateLimitSettings, store?: RateLimitStore) {
+  constructor(
+    settings: TokenRateLimitSettings,
+    signIns: SignInRecords,
+    /** The auth service's signing secret; the keys' own secret is derived from it. */
+    signingSecret: string,
+    store?: RateLimitStore,
+  ) {
+    this.keySecret = createHmac('sha256', signingSecret).update('token rate-limit keys').digest();
     this.requests = new WindowCounter('token-requests', settings.perAddress, settings.windowSeconds, store);
     this.failures = new WindowCounter('token-failures', settings.perAccount, settings.windowSeconds, store);
     this.accountFailures = new WindowCounter('token-account-failures', settings.perAccountTotal, settings.windowSeconds, store);
-    this.known = new KnownAddresses(store);
+    this.known = new KnownAddresses(signIns);
   }
 
   /** Counts one token request from `address`; 0 when allowed, else the seconds until it may try again. */
@@ -39,23 +58,30 @@ export class TokenRateLimits {
   }
 
   /** Seconds until `account` may try again from `address` after too many failures, else 0. Counts nothing. */
-  async failuresRetryAfter(account: string, address: string): Promise<number> {
-    const fromHere = await this.failures.retryAfter(hash(account, address));
+  async failuresRetryAfter(account: TokenAccount, address: string): Promise<number> {
+    const [fromHere, total] = await Promise.all([
+      this.failures.retryAfter(this.digest(account, address)),
+      account.kind === 'user' ? this.accountFailures.retryAfter(this.digest(account)) : 0,
+    ]);
     if (fromHere > 0) return fromHere;
-    const total = await this.accountFailures.retryAfter(hash(account));
-    return total > 0 && !(await this.known.has(hash(account, address))) ? total : 0;
+    return total > 0 && !(await this.known.has(this.digest(account, addressGroup(address)))) ? total : 0;
   }
 
   /** Counts one failed attempt of `account` from `address`. */
-  async recordFailure(account: string, address: string): Promise<void> {
-    await Promise.all([this.failures.add(hash(account, address)), this.accountFailures.add(hash(account))]);
+  async recordFailure(account: TokenAccount, address: string): Promise<void> {
+    await Promise.all([
+      this.failures.add(this.digest(account, address)),
+      account.kind === 'user' ? this.accountFailures.add(this.digest(account)) : undefined,
+    ]);
   }
 
-  /** `account` signed in from `address`: the account-wide limit no longer applies to it. */
-  recordSuccess(account: string, address: string): Promise<void> {
-    return this.known.remember(hash(account, address));
+  /** `account` signed in from `address`: the account-wide limit no longer applies there. */
+  async recordSuccess(account: TokenAccount, address: string): Promise<void> {
+    if (account.kind === 'user') await this.known.remember(this.digest(account, addressGroup(address)));
+  }
+
+  private digest(account: TokenAccount, address?: string): string {
+    const parts = [account.kind, account.id, ...(address === undefined ? [] : [address])];
+    return createHmac('sha256', this.keySecret).update(parts.join('|')).digest('base64url');
   }
 }
-
-/** Keys hold no e-mail address or client id, only a digest. */
-const hash = (...parts: string[]) => createHash('sha256').update(parts.join('|')).digest('base64url');

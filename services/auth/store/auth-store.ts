@@ -213,6 +213,21 @@ export class AuthStore {
     return Number(row?.last ?? 0);
   }
 
+  /** Records a sign-in under `digest` (account and address), now. */
+  async recordSignIn(digest: string, at: Date): Promise<void> {
+    await this.db('sign_in_addresses').insert({ digest, signed_in_at: toDbTime(at) }).onConflict('digest').merge(['signed_in_at']);
+  }
+
+  /** True when a sign-in under `digest` was recorded at or after `since`. */
+  async signedInSince(digest: string, since: Date): Promise<boolean> {
+    return (await this.db('sign_in_addresses').where('digest', digest).where('signed_in_at', '>=', toDbTime(since)).first('digest')) !== undefined;
+  }
+
+  /** Forgets sign-ins recorded before `before`. */
+  async pruneSignIns(before: Date): Promise<void> {
+    await this.db('sign_in_addresses').where('signed_in_at', '<', toDbTime(before)).delete();
+  }
+
   /** Forgets revocations older than `before` (no token they could concern is still valid). */
   async pruneRevocations(before: Date): Promise<void> {
     await this.db('revocations').where('revoked_at', '<', toDbTime(before)).delete();

@@ -113,8 +113,29 @@ const revocations: Knex.Migration = {
   },
 };
 
+/**
+ * Where each account signed in from lately, by a keyed digest of account and address (never
+ * either in clear): the account-wide failed-attempt limit does not apply there
+ * (services/auth/domain/known-addresses.ts). Rows are refreshed on each sign-in and pruned
+ * after KNOWN_FOR_SECONDS.
+ */
+const signInAddresses: Knex.Migration = {
+  async up(db) {
+    await db.schema.createTable('sign_in_addresses', (t) => {
+      utf8mb4(db, t);
+      t.string('digest', 64).primary();
+      t.datetime('signed_in_at', { precision: 3 }).notNullable();
+      t.index(['signed_in_at']);
+    });
+  },
+  async down(db) {
+    await db.schema.dropTableIfExists('sign_in_addresses');
+  },
+};
+
 export const authMigrations: Record<string, Knex.Migration> = {
   '20261122_001_initial': initial,
   '20261122_002_api_client_companies': apiClientCompanies,
   '20261123_003_revocations': revocations,
+  '20261126_004_sign_in_addresses': signInAddresses,
 };
