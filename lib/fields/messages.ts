@@ -11,13 +11,18 @@ function enumNumber(values: readonly string[], value: string): number {
   return values.indexOf(value) + 1;
 }
 
+/** A field's value (not null) as its message field holds it. */
+export function toMessageValue(def: FieldDef, value: unknown): unknown {
+  return def.kind.type === 'enum' && typeof value === 'string' ? enumNumber(def.kind.values, value) : value;
+}
+
 /** Values -> a partial message (wrap it in the message type's fromPartial). Fields the table lacks are left out. */
 export function toMessageFields(table: FieldTable, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const message: Record<string, unknown> = {};
   for (const [field, def] of tableEntries(table)) {
     const value = values[field];
     if (value === null || value === undefined) continue;
-    message[field] = def.kind.type === 'enum' && typeof value === 'string' ? enumNumber(def.kind.values, value) : value;
+    message[field] = toMessageValue(def, value);
   }
   return message;
 }

@@ -1,29 +1,30 @@
 import { fromDbBool, fromDbTime, toDbTime } from '../db.js';
 import { canonicalDecimal } from './decimal.js';
-import { columnOf, fieldDef, storedFields, type FieldDef, type FieldTable, type ValueOfAny } from './kinds.js';
+import { columnOf, fieldDef, storedFields, type FieldDef, type FieldKind, type FieldTable, type ValueOfAny } from './kinds.js';
 
 /** Field values <-> database rows, for every stored field of a table (column names from the table). */
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
+
+/** How each kind is read from its column (never null there): one function per kind, so a converter built once per table can hold it. */
+const READ_COLUMN: Record<FieldKind['type'], (value: unknown) => ValueOfAny> = {
+  // MySQL returns DECIMAL as "21.00", SQLite as 21.
+  decimal: (value) => canonicalDecimal(value as string | number),
+  boolean: fromDbBool,
+  integer: Number,
+  timestamp: (value) => fromDbTime(value as string | Date) ?? null,
+  // Stored as a JSON array in a text column.
+  'text-list': (value) => (typeof value === 'string' ? (JSON.parse(value) as string[]) : (value as string[])),
+  guid: (value) => value as string,
+  text: (value) => value as string,
+  enum: (value) => value as string,
+};
+
+/** The reader of a field's column values other than null (null reads as null). */
+export const columnReader = (def: FieldDef): ((value: unknown) => ValueOfAny) => READ_COLUMN[def.kind.type];
 
 function fromColumn(def: FieldDef, value: unknown): ValueOfAny {
-  if (value === null || value === undefined) return null;
-  switch (def.kind.type) {
-    case 'decimal':
-      // MySQL returns DECIMAL as "21.00", SQLite as 21.
-      return canonicalDecimal(value as string | number);
-    case 'boolean':
-      return fromDbBool(value);
-    case 'integer':
-      return Number(value);
-    case 'timestamp':
-      return fromDbTime(value as string | Date) ?? null;
-    case 'text-list':
-      // Stored as a JSON array in a text column.
-      return typeof value === 'string' ? (JSON.parse(value) as string[]) : (value as string[]);
-    default:
-      return value as string;
-  }
+  return value === null || value === undefined ? null : columnReader(def)(value);
 }
 
 /** A value as its column takes it: UTC timestamps as text, booleans as 0/1 (better-sqlite3 binds no booleans), lists as JSON. */
@@ -36,7 +37,7 @@ export function toColumn(value: unknown): unknown {
 
 /** Each stored field with its definition and column, listed once per table (not for every row of a long list). */
 const storedOfTable = new WeakMap<FieldTable, ReadonlyArray<{ field: string; def: FieldDef; column: string }>>();
-function storedColumns(table: FieldTable): ReadonlyArray<{ field: string; def: FieldDef; column: string }> {
+export function storedColumns(table: FieldTable): ReadonlyArray<{ field: string; def: FieldDef; column: string }> {
   let stored = storedOfTable.get(table);
   if (!stored) storedOfTable.set(table, (stored = storedFields(table).map((field) => ({ field, def: table[field]!, column: columnOf(table, field) }))));
   return stored;

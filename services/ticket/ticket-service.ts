@@ -22,7 +22,7 @@ import type { IdempotentCreation } from './idempotent-creation.js';
 import { findInCompanies } from './find-in-companies.js';
 import { storedGuid } from './request-guid.js';
 import { conditionalVersion, retryWrite } from './write-conflicts.js';
-import { ticketEtag, ticketMessage } from './messages.js';
+import { ticketEtag, ticketMessage, ticketMessageOfRow } from './messages.js';
 import type { TicketStore } from './store/ticket-store.js';
 import { ticketChange } from './change-events.js';
 import { recordChange } from './store/outbox-store.js';
@@ -68,12 +68,11 @@ export class TicketService {
     const page = rows.slice(0, size);
     const now = new Date();
     return {
-      tickets: page.map((ticket) => ticketMessage(ticket, now)),
-      next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '',
+      tickets: page.map((row) => ticketMessageOfRow(row, now)),
+      next_page_token: rows.length > size ? encodePageToken(listKey, Number(page[page.length - 1]!.id)) : '',
     };
   }
 
-  /** Every live ticket of one event, or of the whole company set when event_id is empty, in creation order, batch by batch. */
   /** Every live ticket of the event (or of the company set when `event_id` is empty) in creation order, a few at a time (never an empty batch). */
   async *streamBatches(caller: AuthenticatedCaller, request: StreamTicketsRequest): AsyncGenerator<Ticket[]> {
     const eventId = request.event_id === '' ? undefined : (await this.events.find(caller, request.event_id)).guid;
@@ -81,9 +80,9 @@ export class TicketService {
     for (;;) {
       const rows = await this.tickets.list(caller.companyIds, eventId, after, STREAM_BATCH);
       const now = new Date();
-      for (let i = 0; i < rows.length; i += TICKETS_PER_MESSAGE) yield rows.slice(i, i + TICKETS_PER_MESSAGE).map((ticket) => ticketMessage(ticket, now));
+      for (let i = 0; i < rows.length; i += TICKETS_PER_MESSAGE) yield rows.slice(i, i + TICKETS_PER_MESSAGE).map((row) => ticketMessageOfRow(row, now));
       if (rows.length < STREAM_BATCH) return;
-      after = rows[rows.length - 1]!.id;
+      after = Number(rows[rows.length - 1]!.id);
     }
   }
 

@@ -1,9 +1,14 @@
 import type { Knex } from '../../../lib/db.js';
-import { holdsStock } from '../../../lib/fields/ticket.js';
+import { valuesFromRow } from '../../../lib/fields/rows.js';
+import { holdsStock, TICKET_FIELDS } from '../../../lib/fields/ticket.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
-import { TicketStore } from './ticket-store.js';
+import { TicketStore, type TicketRow } from './ticket-store.js';
 
 type SettleDue = (ticketGuids: readonly string[]) => Promise<boolean>;
+
+/** The counts holdsStock reads, from a row without building its whole record. */
+const STOCK_COUNTS = { reserved_count: TICKET_FIELDS.reserved_count, pending_count: TICKET_FIELDS.pending_count };
+const stockCounts = (row: TicketRow) => valuesFromRow<{ reserved_count: number; pending_count: number }>(STOCK_COUNTS, row);
 
 /**
  * Ticket reads that are exact about expiry: before a ticket that holds reserved or pending
@@ -25,10 +30,10 @@ export class SettlingTicketStore extends TicketStore {
     return ticket;
   }
 
-  override async list(companyIds: readonly string[], eventId: string | undefined, afterId: number, limit: number): Promise<TicketRecord[]> {
-    const tickets = await super.list(companyIds, eventId, afterId, limit);
-    const holding = tickets.filter(holdsStock).map((ticket) => ticket.guid);
+  override async list(companyIds: readonly string[], eventId: string | undefined, afterId: number, limit: number): Promise<TicketRow[]> {
+    const rows = await super.list(companyIds, eventId, afterId, limit);
+    const holding = rows.filter((row) => holdsStock(stockCounts(row))).map((row) => row.guid as string);
     if (holding.length && (await this.settleDue(holding))) return super.list(companyIds, eventId, afterId, limit);
-    return tickets;
+    return rows;
   }
 }

@@ -9,11 +9,13 @@ import { recordChange } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;
 
+/** A tickets row as the database returns it: its keyset id, and the columns of TICKET_FIELDS (lib/fields/rows.ts). */
+export type TicketRow = Raw & { id: number | string };
+
 /** A tickets row as its record (the stock moves read it too). */
 export function toRecord(row: Raw): TicketRecord {
   return { ...valuesFromRow<Omit<TicketRecord, 'id' | 'version'>>(TICKET_FIELDS, row), id: Number(row.id), version: Number(row.version) };
 }
-
 
 /** All SQL about tickets. Every statement is confined to the caller's companies and to live tickets. */
 export class TicketStore {
@@ -24,12 +26,15 @@ export class TicketStore {
     return row ? toRecord(row as Raw) : undefined;
   }
 
-  /** The next `limit` tickets after id `afterId` in creation order: of one event, or of every event when eventId is undefined. */
-  async list(companyIds: readonly string[], eventId: string | undefined, afterId: number, limit: number): Promise<TicketRecord[]> {
+  /**
+   * The next `limit` tickets after id `afterId` in creation order: of one event, or of every
+   * event when eventId is undefined. As rows: the lists make messages of them directly
+   * (ticketMessageOfRow).
+   */
+  async list(companyIds: readonly string[], eventId: string | undefined, afterId: number, limit: number): Promise<TicketRow[]> {
     const query = visibleTo(this.db('tickets'), companyIds).where('id', '>', afterId);
     if (eventId !== undefined) query.where('event_id', eventId);
-    const rows = await query.orderBy('id').limit(limit);
-    return (rows as Raw[]).map(toRecord);
+    return (await query.orderBy('id').limit(limit)) as TicketRow[];
   }
 
   async insert(record: Omit<TicketRecord, 'id'>, trx: Knex = this.db): Promise<void> {
