@@ -130,6 +130,20 @@ describe('expiry, exact to the reader without a sweeper', () => {
     await expectInvariant(who, db, guid);
   });
 
+  it('the lists settle due reservations too: the per-event page, the whole event and the deprecated whole list show the stock back', async () => {
+    const { guid, eventGuid } = await newTicket(who, { available_stock: 2 });
+    const first = (await reserve(who, guid, { amount: 2, ttl_seconds: 1 })).body;
+    await sleep(Math.max(0, Date.parse(first.expires_at) - Date.now()) + 1000);
+
+    for (const path of [`/event/${eventGuid}/ticket?limit=10`, `/event/${eventGuid}/ticket`, '/ticket']) {
+      const list = await request(`${stack.baseUrl}${path}`, { headers: auth(who) });
+      expect(list.status, list.text).toBe(200);
+      expect((list.body as Array<Record<string, unknown>>).find((ticket) => ticket.guid === guid), path).toMatchObject({ reserved_count: 0, status: 'available' });
+    }
+    const read = await request(`${stack.baseUrl}/reservation/${first.guid}`, { headers: auth(who) });
+    expect(read.body).toMatchObject({ state: 'expired' });
+  });
+
   it('a pending reservation expires too, and the next reservation takes its stock even before any read', async () => {
     const { guid } = await newTicket(who, { available_stock: 1 });
     const r = (await reserve(who, guid, { amount: 1 })).body;
