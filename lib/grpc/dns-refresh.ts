@@ -21,7 +21,7 @@ let installed = false;
 export function refreshDnsTargets(): void {
   if (installed) return;
   installed = true;
-  const noop = { onSuccessfulResolution: () => undefined, onError: () => undefined };
+  const noop = () => true; // the probe never resolves: it is destroyed at once
   // grpc-js does not export its DNS resolver class; an instance made through the registry names it.
   const probe = experimental.createResolver({ scheme: 'dns', path: 'localhost:1' }, noop as never, {});
   const GrpcDnsResolver = probe.constructor as ResolverClass;

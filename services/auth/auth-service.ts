@@ -201,14 +201,12 @@ export class AuthService {
 
   async revokeSession(sessionId: string): Promise<void> {
     await this.store.revokeSession(sessionId);
-    await this.revocations?.spread();
-    await this.cache.markRevoked(sessionId);
+    await this.spreadRevocations([sessionId]);
   }
 
   async revokeSessionsOfUser(userId: string): Promise<number> {
     const ids = await this.store.revokeSessionsOfUser(userId);
-    await this.revocations?.spread();
-    for (const id of ids) await this.cache.markRevoked(id);
+    await this.spreadRevocations(ids);
     return ids.length;
   }
 
@@ -302,8 +300,15 @@ export class AuthService {
     if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
     const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
-    await this.revocations?.spread();
-    for (const sessionId of sessions) await this.cache.markRevoked(sessionId);
+    await this.spreadRevocations(sessions);
+  }
+
+  /** After revoked sessions are committed: pushed to every replica, and tombstoned in the session cache, at once. */
+  private async spreadRevocations(sessionIds: string[]): Promise<void> {
+    const tombstones = async () => {
+      for (const sessionId of sessionIds) await this.cache.markRevoked(sessionId);
+    };
+    await Promise.all([this.revocations?.spread(), tombstones()]);
   }
 
   private tooMany(retryAfter: number): void {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
-import { closeRedis, openRedis, type RedisConnection } from '../../lib/redis-connection.js';
+import { closeRedis, openRedis, withTimeout, type RedisConnection } from '../../lib/redis-connection.js';
 
 /** The longest a revocation's answer waits for the other auth replicas to have pushed it. */
 export const PEER_WAIT_MS = 1000;
@@ -13,7 +13,10 @@ export const PEER_WAIT_MS = 1000;
  * revocation is answered when every listener has acknowledged, or after PEER_WAIT_MS.
  *
  * Redis is only the doorbell: the rows come from the database, so a lost wake or ack costs
- * time, never a revocation. While Redis is down nothing waits, and every replica still reads
+ * time, never a revocation. The number to wait for is what PUBLISH says received the wake: a
+ * foreign subscriber to the channel (a pattern subscription of a monitoring tool) only makes
+ * answers wait the full PEER_WAIT_MS; on Redis Cluster, where PUBLISH counts one node's
+ * subscribers, answers may go out before every replica has pushed (docs/scaling.md). While Redis is down nothing waits, and every replica still reads
  * the table every REVOCATION_POLL_INTERVAL_MS (docs/auth.md, "Checks at the edge").
  */
 export class RevocationPeers {
@@ -28,6 +31,8 @@ export class RevocationPeers {
     prefix: string,
     /** Reads the revocations table now and pushes what is new; resolves when that read is done. */
     private readonly readNow: () => Promise<void>,
+    /** REDIS_COMMAND_TIMEOUT_MS: an acknowledgement to a Redis that hangs is given up after it. */
+    private readonly timeoutMs: number,
     private readonly logger: Pick<Logger, 'warn' | 'info'>,
   ) {
     this.channels = { wake: `${prefix}revocations:wake`, ack: `${prefix}revocations:ack` };
@@ -91,7 +96,7 @@ export class RevocationPeers {
   private async woken(nonce: string): Promise<void> {
     await this.readNow();
     if (!this.publisher.isReady) return;
-    await this.publisher.publish(this.channels.ack, nonce).catch(() => undefined);
+    await withTimeout(this.publisher.publish(this.channels.ack, nonce), this.timeoutMs).catch(() => undefined);
   }
 
   private acknowledged(nonce: string): void {

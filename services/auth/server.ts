@@ -91,7 +91,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     throw err;
   });
   await revocations.start();
-  const peers = config.REDIS_URL ? new RevocationPeers(config.REDIS_URL, config.REDIS_KEY_PREFIX, () => revocations.poke(), logger) : undefined;
+  const peers = config.REDIS_URL ? new RevocationPeers(config.REDIS_URL, config.REDIS_KEY_PREFIX, () => revocations.poke(), config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
   if (peers) revocations.announceWith(() => peers.announce());
   if (!config.INTERNAL_API_KEY) {
     logger.warn(
@@ -99,6 +99,12 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     );
   }
 
+  const release = async () => {
+    revocations.stop();
+    await cache.close();
+    await rateLimitStore?.close();
+    await peers?.close();
+  };
   // Redis is a cache: the service is ready whenever its database answers.
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
@@ -106,6 +112,10 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }) }],
     logger,
     isReady: () => store.ping().then(() => true),
+  }).catch(async (err: unknown) => {
+    await release();
+    await db.destroy();
+    throw err;
   });
 
   return {
@@ -117,9 +127,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     async shutdown(graceMs) {
       revocations.stop();
       await server.shutdown(graceMs);
-      await cache.close();
-      await rateLimitStore?.close();
-      await peers?.close();
+      await release();
       await db.destroy();
     },
   };

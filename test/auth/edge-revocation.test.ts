@@ -156,6 +156,19 @@ describe('revocations at the edge', () => {
     for (const replica of ['A', 'B'] as const) expect(await getTicket(replica, token)).toBe(status.UNAUTHENTICATED);
   });
 
+  it('with Redis down (no doorbell between the auth replicas) a revocation on the other auth replica is refused within 100 ms, by the polls', async () => {
+    const token = await keptToken();
+    await redis.stop();
+    try {
+      await grpcCall(authClients.B.revokeToken.bind(authClients.B), { token, token_type_hint: '' }, callerMetadata(null));
+      const revokedAt = Date.now();
+      expect(await refusedWithin(token, revokedAt)).toBeLessThanOrEqual(BOUND_MS);
+    } finally {
+      await redis.resume();
+    }
+    for (const replica of ['A', 'B'] as const) expect(await getTicket(replica, token)).toBe(status.UNAUTHENTICATED);
+  });
+
   it('with the push cut, the ticket service asks the auth service: a revocation is refused at once; the push comes back by itself', async () => {
     const token = await keptToken();
     const survivor = await keptToken();

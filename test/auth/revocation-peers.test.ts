@@ -15,7 +15,7 @@ describe('revocation peers', () => {
   let prefix: string;
 
   const peer = (readNow: () => Promise<void>) => {
-    const peers = new RevocationPeers(redis.url, prefix, readNow, logger);
+    const peers = new RevocationPeers(redis.url, prefix, readNow, 250, logger);
     open.push(peers);
     return peers;
   };
@@ -79,7 +79,9 @@ describe('revocation peers', () => {
     await redis.stop();
     await waitFor(() => !a.isListening, 5000, 10);
     reads = 0;
+    const down = Date.now();
     await a.announce();
+    expect(Date.now() - down, 'no wait for acknowledgements that cannot come').toBeLessThan(PEER_WAIT_MS);
     expect(reads, 'nobody was woken').toBe(0);
 
     await redis.resume();
