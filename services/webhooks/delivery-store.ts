@@ -46,7 +46,8 @@ export class DeliveryStore {
    * Turns new outbox events into deliveries, one per live, enabled, subscribed endpoint of the
    * event's company. How many events. One fan-out at a time (FOR UPDATE without SKIP LOCKED on
    * MySQL: a second worker waits, then finds those events fanned out and takes the next), so
-   * delivery ids, the order the claim sends in, follow event ids. No deadlock: every fan-out
+   * delivery ids, the order the claim sends in, follow event ids; it also waits for a writer's
+   * outbox row not yet committed rather than pass it by for later ones. No deadlock: every fan-out
    * locks the outbox rows in id order in one statement before it writes anything, and under
    * READ COMMITTED there are no gap locks, so the writers' outbox inserts never wait on it.
    */
