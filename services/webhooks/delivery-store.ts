@@ -42,10 +42,19 @@ export class DeliveryStore {
     return (isMysql(trx) ? query.forUpdate().skipLocked() : query) as Q;
   }
 
-  /** Turns new outbox events into deliveries, one per live, enabled, subscribed endpoint of the event's company. How many events. */
+  /**
+   * Turns new outbox events into deliveries, one per live, enabled, subscribed endpoint of the
+   * event's company. How many events. One fan-out at a time (FOR UPDATE without SKIP LOCKED on
+   * MySQL: a second worker waits, then finds those events fanned out and takes the next), so
+   * delivery ids, the order the claim sends in, follow event ids; it also waits for a writer's
+   * outbox row not yet committed rather than pass it by for later ones. No deadlock: every fan-out
+   * locks the outbox rows in id order in one statement before it writes anything, and under
+   * READ COMMITTED there are no gap locks, so the writers' outbox inserts never wait on it.
+   */
   async fanOut(now: Date): Promise<number> {
     return this.transaction(async (trx) => {
-      const events = (await this.locked(trx, trx('webhook_events').where('fanned_out', 0).orderBy('id').limit(FAN_OUT_BATCH).select('id', 'company_id', 'type', 'endpoint_id'))) as Raw[];
+      const pending = trx('webhook_events').where('fanned_out', 0).orderBy('id').limit(FAN_OUT_BATCH).select('id', 'company_id', 'type', 'endpoint_id');
+      const events = (await (isMysql(trx) ? pending.forUpdate() : pending)) as Raw[];
       if (events.length === 0) return 0;
       const companies = [...new Set(events.map((event) => event.company_id as string))];
       const endpoints = (await trx('webhook_endpoints').whereIn('company_id', companies).whereNull('deleted_at').where('enabled', 1).select('guid', 'company_id', 'events')) as Raw[];
@@ -70,9 +79,8 @@ export class DeliveryStore {
    * Takes the lease of up to `limit` due deliveries, oldest event first, leaving out the
    * endpoints this worker is busy with and the disabled ones (their deliveries wait, pending,
    * until the endpoint is enabled again; a deleted endpoint's are claimed, to be dropped).
-   * One worker at a time per endpoint: an endpoint another worker holds a lease on is left out,
-   * and so is one whose oldest due delivery this claim did not get (another worker's claim,
-   * not yet committed, holds it: SKIP LOCKED passed it by).
+   * One worker at a time per endpoint: an endpoint another worker holds a lease on is left out
+   * (`heldElsewhere`).
    */
   async claim(now: Date, limit: number, leaseMs: number, busyEndpoints: readonly string[] = []): Promise<ClaimedDelivery[]> {
     const token = randomUUID();
@@ -91,7 +99,8 @@ export class DeliveryStore {
           .limit(limit)
           .select('id', 'endpoint_id'),
       )) as Raw[];
-      const claimed = await this.firstInLine(trx, due, now);
+      const held = await this.heldElsewhere(trx, [...new Set(due.map((row) => row.endpoint_id as string))], now);
+      const claimed = due.filter((row) => !held.has(row.endpoint_id as string)).map((row) => Number(row.id));
       if (claimed.length) {
         await trx('webhook_deliveries').whereIn('id', claimed).update({ claimed_until: toDbTime(new Date(now.getTime() + leaseMs)), claim_token: token });
       }
@@ -198,19 +207,24 @@ export class DeliveryStore {
     });
   }
 
-  /** The ids of `due` whose endpoint's oldest due delivery is among them. */
-  private async firstInLine(trx: Knex.Transaction, due: Raw[], now: Date): Promise<number[]> {
-    const endpoints = [...new Set(due.map((row) => row.endpoint_id as string))];
-    if (endpoints.length === 0) return [];
-    const oldest = (await trx('webhook_deliveries')
-      .whereIn('endpoint_id', endpoints)
-      .where('status', 'pending')
-      .where('next_attempt_at', '<=', toDbTime(now))
-      .groupBy('endpoint_id')
-      .select('endpoint_id', trx.raw('min(id) as first'))) as Raw[];
-    const taken = new Set(due.map((row) => Number(row.id)));
-    const ours = new Set(oldest.filter((row) => taken.has(Number(row.first))).map((row) => row.endpoint_id as string));
-    return due.filter((row) => ours.has(row.endpoint_id as string)).map((row) => Number(row.id));
+  /**
+   * Of `endpoints`, those another worker holds: its claim is running now (on MySQL the endpoint
+   * row is locked, SKIP LOCKED passes it by), or committed a lease that has not run out. The
+   * lease is read in a statement after the lock, so under READ COMMITTED it sees a claim that
+   * committed since the main select. Whatever the clocks of the two claims, one of two that
+   * overlap gets the endpoint row and the other skips it. An endpoint without a row (gone)
+   * is never held. SQLite has one writer: claims do not overlap, the lease check suffices.
+   */
+  private async heldElsewhere(trx: Knex.Transaction, endpoints: string[], now: Date): Promise<Set<string>> {
+    if (endpoints.length === 0) return new Set();
+    const ours = new Set(((await this.locked(trx, trx('webhook_endpoints').whereIn('guid', endpoints).select('guid'))) as Raw[]).map((row) => row.guid as string));
+    const skipped = endpoints.filter((guid) => !ours.has(guid));
+    // Skipped and existing: another claim (or an edit of the endpoint) has the row; next round then. A plain read does not wait.
+    const held = new Set(skipped.length ? ((await trx('webhook_endpoints').whereIn('guid', skipped).select('guid')) as Raw[]).map((row) => row.guid as string) : []);
+    const rest = endpoints.filter((guid) => !held.has(guid));
+    const leased = rest.length ? ((await trx('webhook_deliveries').whereIn('endpoint_id', rest).where('status', 'pending').where('claimed_until', '>=', toDbTime(now)).distinct('endpoint_id')) as Raw[]) : [];
+    for (const row of leased) held.add(row.endpoint_id as string);
+    return held;
   }
 
   /** Renews the lease of deliveries this worker holds; how many it still held. */
