@@ -500,13 +500,13 @@ function successResponse(ok: Operation['ok'], limited: boolean): Schema {
   return { description, ...withHeaders, content: { [ok.contentType ?? 'application/json']: { schema } } };
 }
 
-/** `limited`: the path is rate limited (every path but the health check's). */
-function build(operation: Operation, limited: boolean): Schema {
+/** `limited`: the path is rate limited (every path but the health check's); `readsBody`: the gateway reads a body of this method (POST, PUT, PATCH), even where the operation takes none. */
+function build(operation: Operation, limited: boolean, readsBody: boolean): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok, limited) };
   if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag, ...RATE_LIMIT_HEADERS } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
-  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : []), ...(limited ? [429] : [])];
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body || readsBody ? [413, 415] : []), ...(limited ? [429] : [])];
   for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
@@ -558,7 +558,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
   /** Bodies an operation lets be left out altogether (the stock moves). */
   const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path))]));
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path), ['post', 'put', 'patch'].includes(method))]));
     for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(
