@@ -96,6 +96,10 @@ const schema = z.object({
   WEBHOOK_POLL_INTERVAL_MS: positiveInt.max(60_000).default(250),
   // How long one attempt may take: the DNS lookup, the connection and the answer together.
   WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  // Sends in flight at once to one endpoint, per worker (docs/webhooks.md "Throughput and order"); 1: one at a time, in order.
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt.max(256).default(32),
+  // Sends in flight at once to one host:port, per worker, beyond each endpoint's first (docs/webhooks.md "Isolation").
+  WEBHOOK_CONCURRENCY_PER_HOST: positiveInt.max(4096).default(64),
   // Whether `npm start` (services/stack.ts) runs a delivery worker itself; compose runs its own `webhooks` service.
   WEBHOOK_WORKER_IN_STACK: bool.default(true),
 });

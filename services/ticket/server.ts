@@ -23,9 +23,10 @@ export interface RunningTicketService {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Knex {
+export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>, poolMax?: number): Knex {
   return createDatabase({
     logger,
+    poolMax,
     url: config.TICKET_DATABASE_URL,
     sqliteFile: path.join(config.DATA_DIR, 'ticket.sqlite'),
     migrations: { migrationSource: migrationSource(ticketMigrations), tableName: 'knex_migrations' },

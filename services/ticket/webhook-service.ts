@@ -132,6 +132,9 @@ export class WebhookService {
     return retryWrite('webhook', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('webhook', request.etag, () => ({ etag: webhookEtag(current), version: current.version }));
+      // Nothing sent (`{}` over REST): nothing to check or change. checkChanges would read an
+      // empty mask as "the fields set" again, and the empty `events` list as one of them.
+      if (mask.length === 0) return webhookMessage(current);
       const { changes, violations } = checkChanges(WEBHOOK, webhook, mask, current);
       violations.push(...(await this.targetViolations(changes)));
       if (violations.length) throw RpcError.invalidArgument(violations);
