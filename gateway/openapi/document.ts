@@ -1,5 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
-import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
+import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
@@ -372,6 +372,17 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
         ok: { status: 200, schema: 'Reservation' },
         errors: EVENT_ERRORS,
         parameters: [reservationGuid, 'Company'],
+      },
+    },
+    '/reservation/{guid}/barcodes': {
+      get: {
+        tag: 'stock',
+        operationId: 'listReservationBarcodes',
+        summary: 'Every barcode of a reservation, in issue order',
+        description: `Page by page with limit and cursor, or the whole list without them. The reservation object carries at most its first ${MAX_UNITS_PER_ORDER}; only one sold before that limit holds more.`,
+        ok: { status: 200, schema: 'Barcode', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [reservationGuid, 'Company', 'limit', 'cursor'],
       },
     },
     '/reservation/{guid}/pending': {

@@ -260,6 +260,7 @@ export function componentSchemas(): Record<string, Schema> {
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    Barcode: { type: 'string', description: 'A barcode issued by a confirmation.' },
     Liveness: {
       type: 'object',
       required: ['status'],

@@ -1,4 +1,5 @@
 import type { FieldDef, FieldRole, Resource, ValuesOf } from './kinds.js';
+import { MAX_UNITS_PER_ORDER } from './reservation.js';
 
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
@@ -35,7 +36,14 @@ export const TICKET_FIELDS = {
   available_until: { kind: TIMESTAMP, nullable: true, role: 'writable', description: 'End of the sale window (exclusive); null: open.' },
   availability_margin: { kind: COUNT, nullable: false, role: 'writable', default: 0, inCreationResponse: 4, description: 'Stock held back: sold out this many early.' },
   min_orderable_amount_per_order: { kind: COUNT, nullable: false, role: 'writable', default: 1, inCreationResponse: 2, description: 'Fewest per order.' },
-  max_orderable_amount_per_order: { kind: COUNT, nullable: false, role: 'writable', default: 20, inCreationResponse: 3, description: 'Most per order.' },
+  max_orderable_amount_per_order: {
+    kind: { ...COUNT, max: MAX_UNITS_PER_ORDER },
+    nullable: false,
+    role: 'writable',
+    default: 20,
+    inCreationResponse: 3,
+    description: `Most per order (at most ${MAX_UNITS_PER_ORDER}).`,
+  },
   percentage_service_costs_in_ticket: { kind: PERCENTAGE, nullable: false, role: 'writable', default: '0', inCreationResponse: 5, description: 'Share of the service costs included in the price, in percent.' },
   seats_category_key: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', description: 'Seating chart category of seated tickets.' },
   available_in_cashr: { kind: BOOLEAN, nullable: false, role: 'writable', default: false, description: 'Sold at the box office too.' },
