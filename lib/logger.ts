@@ -10,10 +10,39 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
-/** Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed. */
-function prettyLines(): (line: string) => string {
+/** The message of the gateway's one entry per answered request. */
+export const REQUEST_MESSAGE = 'request';
+
+/** The fields of that entry (JSON mode writes them as they are). */
+export interface RequestLogEntry {
+  requestId: string;
+  method: string;
+  /** The route pattern (e.g. `/ticket/:guid`), as the metrics label it. */
+  route: string;
+  /** The path asked for, without its query string. */
+  path: string;
+  status: number;
+  ms: number;
+  /** Why the request was refused (4xx, 5xx): what the client was told, never a secret. */
+  reason?: string;
+}
+
+/** A request entry as a person reads it: `POST /event/…/ticket 422 in 3 ms: name: must not be blank`. */
+function requestSummary(entry: RequestLogEntry): string {
+  return `${entry.method} ${entry.path ?? entry.route} ${entry.status} in ${entry.ms} ms${entry.reason ? `: ${entry.reason}` : ''}`;
+}
+
+/**
+ * Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed; an answered
+ * request is one line with its status and, when refused, the reason.
+ */
+export function prettyLines(): (line: string) => string {
   const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
-  return (line) => prettify(line);
+  return (line) => {
+    const entry = JSON.parse(line) as Partial<RequestLogEntry> & { msg?: string; level: number; time: number; name?: string };
+    if (entry.msg !== REQUEST_MESSAGE || entry.status === undefined) return prettify(line);
+    return prettify(JSON.stringify({ level: entry.level, time: entry.time, name: entry.name, msg: requestSummary(entry as RequestLogEntry) }));
+  };
 }
 
 /**
