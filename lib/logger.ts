@@ -33,11 +33,11 @@ function requestSummary(entry: RequestLogEntry): string {
 }
 
 /**
- * Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed; an answered
- * request is one line with its status and, when refused, the reason.
+ * Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed: one line per
+ * entry, its fields inline (an error's stack below it); an answered request is its summary alone.
  */
 export function prettyLines(): (line: string) => string {
-  const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
   return (line) => {
     const entry = JSON.parse(line) as Partial<RequestLogEntry> & { msg?: string; level: number; time: number; name?: string };
     if (entry.msg !== REQUEST_MESSAGE || entry.status === undefined) return prettify(line);

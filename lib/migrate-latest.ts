@@ -71,5 +71,5 @@ async function createTableOnce(db: Knex, name: string, columns: (t: Knex.CreateT
 /** migrateLatest, then what it applied said in the log (a service's first start, or its first after an upgrade). */
 export async function migrateAndReport(db: Knex, database: string, logger: Pick<Logger, 'info'>): Promise<void> {
   const [, applied] = await migrateLatest(db);
-  if (applied.length > 0) logger.info({ database, migrations: applied }, `migrated the ${database} database: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied (${applied.join(', ')})`);
+  if (applied.length > 0) logger.info({ database, migrations: applied }, `migrated the ${database} database: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied`);
 }

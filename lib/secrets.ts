@@ -15,7 +15,7 @@ export function signingSecret(configured: string | undefined, dataDir: string, l
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-  logger?.info({ file }, `generated a development JWT signing key into ${file}, kept for the next starts (set AUTH_JWT_SECRET in production)`);
+  logger?.info({ file }, 'generated a development JWT signing key and kept it for the next starts (set AUTH_JWT_SECRET in production)');
   return registered(secret);
 }
 
