@@ -27,9 +27,20 @@ export interface RequestLogEntry {
   reason?: string;
 }
 
-/** A request entry as a person reads it: `POST /event/…/ticket 422 in 3 ms: name: must not be blank`. */
+/** A request entry as a person reads it: `POST /event 422 in 3 ms: The request has invalid fields. (name: must be 1 to 255 characters)`. */
 function requestSummary(entry: RequestLogEntry): string {
   return `${entry.method} ${entry.path ?? entry.route} ${entry.status} in ${entry.ms} ms${entry.reason ? `: ${entry.reason}` : ''}`;
+}
+
+type Entry = Partial<RequestLogEntry> & { msg?: string; level: number; time: number; name?: string };
+
+/** A JSON log line as an object; undefined for anything else (pino-pretty then shows it as it is). */
+function parsed(line: string): Entry | undefined {
+  try {
+    return JSON.parse(line) as Entry;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -39,8 +50,8 @@ function requestSummary(entry: RequestLogEntry): string {
 export function prettyLines(): (line: string) => string {
   const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
   return (line) => {
-    const entry = JSON.parse(line) as Partial<RequestLogEntry> & { msg?: string; level: number; time: number; name?: string };
-    if (entry.msg !== REQUEST_MESSAGE || entry.status === undefined) return prettify(line);
+    const entry = parsed(line);
+    if (entry?.msg !== REQUEST_MESSAGE || entry.status === undefined) return prettify(line);
     return prettify(JSON.stringify({ level: entry.level, time: entry.time, name: entry.name, msg: requestSummary(entry as RequestLogEntry) }));
   };
 }
