@@ -89,6 +89,7 @@ describe('readable logs', () => {
     expect(lines[0]).toMatch(/INFO \(stack\): GET \/nowhere 404 in 2 ms: No route for GET \/nowhere\.\n$/);
     expect(lines[1]).toMatch(/INFO \(stack\): GET \/healthz 200 in 1 ms\n$/);
     for (const line of lines) expect(line.trimEnd().split('\n')).toHaveLength(1);
+    expect(prettyLines()('not a JSON line\n')).toContain('not a JSON line'); // shown as it is
   });
 
   it('JSON mode keeps its fields, and adds the path and the reason of a refusal', async () => {
