@@ -7,7 +7,7 @@
 # Node.js 24 (LTS), held at 24.18: better-sqlite3 12 built for Node 24.19 or later aborts the process
 # when the garbage collector frees a statement outside JavaScript ("Assertion failed: (env) !=
 # nullptr" in RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515). better-sqlite3 13 does
-# not, but needs Node 22+, and the tests still run on Node 20 (README, "Test it"). node:24.18 and
+# not, but needs Node 22+, and the tests still run on Node 20 (docs/testing.md, "Running the tests"). node:24.18 and
 # node:24.18-slim are the same Debian release, so the native module built in the first stage runs in the last one.
 
 # 1. Every dependency, installed (and better-sqlite3 compiled) once for the stages below.

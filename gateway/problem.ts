@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import { isStockConflictCode } from '../lib/stock-conflicts.js';
+import { noteRefusal } from './request-log.js';
 
 export interface Problem {
   status: number;
@@ -31,8 +32,16 @@ export function sendProblem(res: Response, problem: Problem): void {
     res.setHeader('WWW-Authenticate', parts.join(', '));
   }
   if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
+  noteRefusal(res, problemReason(problem));
   res.status(problem.status).type('application/problem+json');
   res.send(problemJson(problem));
+}
+
+/** A problem in one line for the log: `insufficient_stock: Not enough stock…`, or the detail and each field's error. */
+function problemReason(problem: Problem): string {
+  const code = problem.members?.code;
+  const fields = problem.errors?.map(({ field, description }) => `${field}: ${description}`).join('; ');
+  return `${code ? `${code}: ` : ''}${problem.detail}${fields ? ` (${fields})` : ''}`;
 }
 
 /** The RFC 9457 body of a problem. */

@@ -3,7 +3,7 @@ import { registerSecret } from './log-scrub.js';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
- * Each process uses the part it needs; the README and .env.example list them for operators.
+ * Each process uses the part it needs; docs/configuration.md and .env.example list them for operators.
  */
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);

@@ -13,7 +13,7 @@ import { startExpirySweeper } from './expiry-sweeper.js';
 import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
-import { migrateLatest } from '../../lib/migrate-latest.js';
+import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
   port: number;
@@ -35,7 +35,7 @@ export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug'
 
 export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
   const db = openTicketDatabase(config, logger);
-  await migrateLatest(db);
+  await migrateAndReport(db, 'ticket', logger);
   observePool('ticket', db);
   const auth = new AuthCheck(config.authGrpcAddress, {
     deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),
