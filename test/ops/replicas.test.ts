@@ -55,7 +55,7 @@ class Replica {
 
   async ready(): Promise<boolean> {
     if (!this.process?.running) throw new Error(`${this.name} exited:\n${this.process?.tail()}`);
-    if (this.part === 'gateway') return (await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined))?.status === 200;
+    if (this.part === 'gateway') return (await fetch(`http://${this.address}/healthz`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined))?.status === 200;
     return (await healthStatus(this.address, '')) === 'SERVING';
   }
 
