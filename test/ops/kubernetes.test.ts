@@ -105,9 +105,8 @@ function configOf(objects: K8sObject[], workload: K8sObject): Config {
   return loadConfig(environmentOf(objects, containerOf(workload)));
 }
 
-/** Not for Kubernetes: the compose proxy's upstream (a Service balances the gateways here). */
-/** The proxy is compose's; the worker runs as its own Deployment, never inside `npm start`'s one process. */
-const NOT_FOR_KUBERNETES = ['PROXY_UPSTREAM', 'WEBHOOK_WORKER_IN_STACK'];
+/** The worker runs as its own Deployment, never inside `npm start`'s one process. */
+const NOT_FOR_KUBERNETES = ['WEBHOOK_WORKER_IN_STACK'];
 /** Which secrets and settings each process needs, beyond the ConfigMap everyone gets. */
 const NEEDS: Record<string, { script: string; secrets: string[] }> = {
   gateway: { script: 'dist/gateway/main.js', secrets: ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY'] },
