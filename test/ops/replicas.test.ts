@@ -9,7 +9,7 @@ import { freePort, waitFor } from '../support/redis-server.js';
 import { testBackend, type TestStack } from '../support/stack.js';
 import { httpRequest, type Outcome } from './load.js';
 import { startLoadBalancer, type LoadBalancer } from './load-balancer.js';
-import { composeEnvironment, localResources, spawnPart, type LocalResources, type Part, type RunningProcess } from './processes.js';
+import { composeEnvironment, handledRequests, localResources, spawnPart, type LocalResources, type Part, type RunningProcess } from './processes.js';
 
 /**
  * Replicas of every service as processes on this host, on one MySQL + Redis: 2 gateways (behind
@@ -65,15 +65,8 @@ class Replica {
   }
 
   /** What this process has handled since it started: HTTP requests (gateway) or RPCs (services). */
-  async handled(): Promise<number> {
-    const text = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`, { signal: AbortSignal.timeout(3000) })
-      .then((r) => r.text())
-      .catch(() => '');
-    const metric = this.part === 'gateway' ? 'http_requests_total' : 'grpc_server_handled_total';
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith(`${metric}{`) && !line.includes('Health'))
-      .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  handled(): Promise<number> {
+    return handledRequests(this.metricsPort, this.part === 'gateway' ? 'http' : 'grpc');
   }
 }
 
