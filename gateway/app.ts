@@ -22,7 +22,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 /** The HTTP gateway: parses HTTP, makes one gRPC call, maps the answer back. No business rules. */
 /** `rateLimitStore`: where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
-export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore) {
+/** isDraining: true once the gateway has begun to shut down (its /readyz then answers 503). */
+export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore, isDraining: () => boolean = () => false) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
@@ -39,7 +40,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   // Before every route, so every answer (a 404 too) carries the RateLimit fields; a refused request's body is never read.
   app.use(rateLimits(config, rateLimitStore, logger, (req, res, problem) => (hasBody(req) ? refuseBody(req, res, () => respondFor(req)(res, problem)) : respondFor(req)(res, problem))));
 
-  app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS));
+  app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS, isDraining));
 
   const document = openApiDocument({ authPrefix: config.AUTH_PATH_PREFIX });
   app.get('/openapi.json', (_req, res) => {

@@ -76,9 +76,6 @@ const schema = z.object({
   // The per-address limit counts an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
   RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, positiveInt.max(128).default(64)),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
-  // The HTTP round-robin proxy in front of several gateways (services/proxy; docker compose --scale):
-  // host:port[,host:port...], each name re-resolved to every address it has.
-  PROXY_UPSTREAM: z.preprocess(emptyAsUnset, z.string().regex(/^[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port[,host:port...]').optional()),
   // After SIGTERM, how long work in flight may take before connections are cut.
   SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
@@ -136,18 +133,6 @@ function shown(name: string, value: string | undefined): string {
 
 function problemsOf(error: z.ZodError, env: NodeJS.ProcessEnv): string[] {
   return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`);
-}
-
-/** The proxy's part of the schema only: it needs no secret, so production does not ask it for one. */
-export type ProxyConfig = Pick<z.infer<typeof schema>, 'LOG_LEVEL' | 'BIND_HOST' | 'PORT' | 'SHUTDOWN_GRACE_MS'> & { PROXY_UPSTREAM: string };
-
-export function loadProxyConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  const parsed = schema.pick({ LOG_LEVEL: true, BIND_HOST: true, PORT: true, SHUTDOWN_GRACE_MS: true, PROXY_UPSTREAM: true }).safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(problemsOf(parsed.error, env));
-  }
-  if (!parsed.data.PROXY_UPSTREAM) throw new ConfigError(['PROXY_UPSTREAM: required (host:port of the gateways)']);
-  return { ...parsed.data, PROXY_UPSTREAM: parsed.data.PROXY_UPSTREAM };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -250,7 +250,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
     },
     '/readyz': {
-      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness: the gateway can serve (both services reachable)', description: '200 when the auth and ticket services answer their gRPC health checks SERVING within 1 s, else 503 naming the one that does not (a readiness probe takes the gateway out of rotation without restarting it).', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness of the gateway process itself', description: '200 while the gateway takes requests, 503 once it has begun to shut down. No backend is asked: while one is down the gateway stays in rotation and answers 503 problem+json with Retry-After itself (a readiness probe takes a draining gateway out of rotation).', ok: { status: 200, schema: 'Readiness' }, errors: [503], public: true },
     },
     ...webhookOperations(),
     '/healthz': {

@@ -266,6 +266,11 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['status'],
       properties: { status: { type: 'string', enum: ['ok'] } },
     },
+    Readiness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok', 'draining'] } },
+    },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),
     WebhookDelivery: resourceSchema(DELIVERY, 'One attempt to deliver an event to the endpoint.'),
