@@ -22,7 +22,7 @@ Storage.prototype.setItem = function (key, value) {
   }
   return setItem.call(this, key, value);
 };
-window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true });
+window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true, deepLinking: true });
 `;
 
 export function docsPage(): Router {
