@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { isServing, type BackendClients } from './clients.js';
+import { methodNotAllowed } from './request-input.js';
 
 /**
  * The gateway's health endpoints (docs/operations.md, "Health"):
@@ -25,6 +26,7 @@ export function healthRoutes(clients: BackendClients, grpcDeadlineMs: number): R
   });
   router.get('/readyz', readiness(READYZ_DEADLINE_MS));
   router.get('/healthz', readiness(HEALTHZ_DEADLINE_MS));
+  router.all(['/livez', '/readyz', '/healthz'], methodNotAllowed(['GET', 'HEAD']));
   return router;
 }
 

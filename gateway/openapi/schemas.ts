@@ -5,7 +5,7 @@ import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
-import { NAME_KIND } from '../../lib/fields/user.js';
+import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
 import { decimalPattern, HTTP_URL_PATTERN, NOT_BLANK_PATTERN, TIMESTAMP_PATTERN } from './patterns.js';
 
@@ -189,13 +189,9 @@ const API_CLIENT_FIELDS: Record<string, Schema> = {
   client_secret: readOnly({ type: 'string' }, 'The client_secret of the client_credentials grant: shown only in this answer, store it now.'),
 };
 
-/** The body naming a new company or API client: a name of NAME_KIND, checked by the auth service (domain/text-rules.ts). */
+/** The body naming a new company or API client (lib/fields/user.ts: NEW_NAME_FIELDS), with an example name of its own. */
 const namedBody = (description: string, example: string): Schema => ({
-  type: 'object',
-  required: ['name'],
-  description,
-  properties: { name: ruleSchema({ kind: NAME_KIND, nullable: false, role: 'writable', required: true, example, description: '1 to 255 characters once trimmed.' }) },
-  examples: [{ name: example }],
+  ...requestSchema({ noun: 'name', fields: { name: { ...NEW_NAME_FIELDS.name, example } }, orderRules: [] }, description),
 });
 
 /** The extension members a refused stock move adds to a problem. */

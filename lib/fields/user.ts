@@ -40,3 +40,11 @@ export const SIGN_UP_FIELDS = {
 } as const satisfies Record<string, FieldDef>;
 
 export const SIGN_UP: Resource<typeof SIGN_UP_FIELDS> = { noun: 'sign-up', fields: SIGN_UP_FIELDS, orderRules: [] };
+
+/**
+ * The body naming a new company or API client (`POST {auth_url}/companies`, `/clients`): a
+ * name of NAME_KIND, checked by the auth service (domain/text-rules.ts).
+ */
+export const NEW_NAME_FIELDS = {
+  name: { kind: NAME_KIND, nullable: false, role: 'writable', required: true, description: '1 to 255 characters once trimmed.' },
+} as const satisfies Record<string, FieldDef>;

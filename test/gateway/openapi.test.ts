@@ -308,6 +308,42 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('answers every method a documented path lacks with 405 and Allow naming the documented ones (the docs, health and auth paths too)', async () => {
+    const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
+    const wrong: string[] = [];
+    for (const [template, operations] of Object.entries<Record<string, unknown>>(document.paths)) {
+      const path = template.replace(/\{[^}]+\}/g, '5f0c2a8e-1d4b-4c8e-9a3f-2b7d6e1f0a94');
+      const documented = Object.keys(operations).map((m) => m.toUpperCase());
+      const allow = [...documented, ...(documented.includes('GET') ? ['HEAD'] : [])].sort();
+      for (const method of methods.filter((m) => !documented.includes(m))) {
+        const response = await request(`${stack.baseUrl}${path}`, { method, headers: bearer(account.accessToken), ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }) });
+        const allowed = (response.headers.get('allow') ?? '').split(/,\s*/).sort();
+        if (response.status !== 405 || allowed.join() !== allow.join()) wrong.push(`${method} ${template}: ${response.status} Allow: ${response.headers.get('allow')}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('refuses a name that is not a string, as its schema says: sign-up, a company, an API client (422, like an event)', async () => {
+    const auth = bearer(account.accessToken);
+    const bodies: Array<[string, Record<string, unknown>, string]> = [
+      ['/users', { name: 0, email: 'zero@example.com', password: 'long enough' }, 'name'],
+      ['/users', { name: 'Zero', email: 'zero@example.com', password: 'long enough', phone: 5 }, 'phone'],
+      ['/companies', { name: 0 }, 'name'],
+      ['/clients', { name: 0 }, 'name'],
+    ];
+    for (const [path, body, field] of bodies) {
+      const response = await request(`${stack.authUrl}${path}`, { method: 'POST', headers: auth, json: body });
+      expect(response.status, `${path} ${response.text}`).toBe(422);
+      expect(response.body.errors).toEqual([{ field, message: 'must be a string' }]);
+      expect(validate('Problem', response.body)).toEqual([]);
+    }
+    const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: auth, json: { name: 0 } });
+    expect(event.body.errors).toEqual([{ field: 'name', message: 'must be a string' }]);
+    // Nothing was made: the company list is the account's one company still.
+    expect((await request(`${stack.authUrl}/companies`, { headers: auth })).body).toHaveLength(1);
+  });
+
   it('serves a documentation page from local assets, no CDN', async () => {
     const page = await request(`${stack.baseUrl}/docs`);
     expect(page.status).toBe(200);
