@@ -13,6 +13,7 @@ import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
 import { rateLimits } from './rate-limits.js';
 import { requestLog } from './request-log.js';
+import { methodNotAllowed } from './request-input.js';
 import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
@@ -43,9 +44,13 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS, isDraining));
 
   const document = openApiDocument({ authPrefix: config.AUTH_PATH_PREFIX });
-  app.get('/openapi.json', (_req, res) => {
+  // A router's all() is one route of its own (app.all() would add one per method).
+  const openapi = express.Router();
+  openapi.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
+  openapi.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
+  app.use(openapi);
   app.use(docsPage());
   app.use(apiIndex(config.AUTH_PATH_PREFIX));
 

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { isServing, type BackendClients } from './clients.js';
+import { methodNotAllowed } from './request-input.js';
 
 /**
  * The gateway's health endpoints (docs/operations.md, "Health"):
@@ -28,6 +29,7 @@ export function healthRoutes(clients: BackendClients, grpcDeadlineMs: number, is
     const body = { status: auth && ticket ? 'ok' : 'unavailable', services: { gateway: 'ok', auth: serving(auth), ticket: serving(ticket) } };
     res.status(auth && ticket ? 200 : 503).set('Cache-Control', 'no-store').json(body);
   });
+  router.all(['/livez', '/readyz', '/healthz'], methodNotAllowed(['GET', 'HEAD']));
   return router;
 }
 

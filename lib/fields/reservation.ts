@@ -81,6 +81,7 @@ export const RESERVE_FIELDS = {
     nullable: false,
     role: 'writable',
     required: true,
+    example: 2,
     description: `How many to hold: from the ticket's min_orderable to max_orderable amount per order (never more than ${MAX_UNITS_PER_ORDER}), a multiple of its increment.`,
   },
   // The real system's 8-minute shop reservation.
@@ -101,7 +102,7 @@ export const CONFIRM_FIELDS = {
 } as const satisfies Record<string, FieldDef>;
 
 export const SCAN_REQUEST_FIELDS = {
-  barcode: { kind: { ...SCAN_FIELDS.barcode.kind, notBlank: true }, nullable: false, role: 'writable', required: true, description: 'The barcode read at the door.' },
+  barcode: { kind: { ...SCAN_FIELDS.barcode.kind, notBlank: true }, nullable: false, role: 'writable', required: true, example: 'TKT-4F7A-2C91', description: 'The barcode read at the door.' },
 } as const satisfies Record<string, FieldDef>;
 
 const body = <T extends Record<string, FieldDef>>(noun: string, fields: T): Resource<T> => ({ noun, fields, orderRules: [] });
