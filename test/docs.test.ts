@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configKeys } from './ops/compose-file.js';
 import { testBackend } from './support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -47,6 +48,14 @@ describe.skipIf(testBackend() === 'mysql')('README and docs/', () => {
     const files = [...documents(), ...readdirSync(path.join(ROOT, 'examples')).map((name) => `examples/${name}`), '.env.example'];
     const found = files.flatMap((file) => [...read(file).matchAll(/(?<![\w.])\/(?:work|home|Users|root)\/[\w./-]*/g)].map((m) => `${file}: ${m[0]}`));
     expect(found).toEqual([]);
+  });
+
+  it('docs/configuration.md has a row for every setting of lib/config.ts, and the README\'s day-one rows are among them', () => {
+    const rows = new Set([...read('docs/configuration.md').matchAll(/^\| `([A-Z][A-Z0-9_]*)`(?: \/ `([A-Z][A-Z0-9_]*)`)? \|/gm)].flatMap((m) => [m[1]!, m[2]].filter((name): name is string => Boolean(name))));
+    expect(configKeys().filter((key) => !rows.has(key))).toEqual([]);
+    const dayOne = [...read('README.md').matchAll(/^\| `([A-Z][A-Z0-9_]*)`(?: \/ `([A-Z][A-Z0-9_]*)`)? \|/gm)].flatMap((m) => [m[1]!, m[2]].filter((name): name is string => Boolean(name)));
+    expect(dayOne.length).toBeGreaterThan(3);
+    expect(dayOne.filter((key) => !rows.has(key))).toEqual([]);
   });
 
   it('docs/dependencies.md justifies every package of package.json', () => {

@@ -183,8 +183,10 @@ function sendOAuthError(res: Response, err: unknown): void {
   const details = readErrorDetails(err);
   const { status, detail } = problemFromGrpc(err);
   if (status >= 500) {
+    const description = 'The authorization server is unavailable; try again shortly.';
     res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
-    res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
+    noteRefusal(res, `temporarily_unavailable: ${description}`);
+    res.json({ error: 'temporarily_unavailable', error_description: description });
     return;
   }
   const error = details.reason ?? (status === 401 ? 'invalid_client' : 'invalid_request');
