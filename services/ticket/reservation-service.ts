@@ -99,7 +99,7 @@ export class ReservationService {
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
         if (!(await this.store.take(trx, locked, request.amount))) throw stockConflict('insufficient_stock');
         await this.store.insert(trx, record);
-        await recordChange(trx, reservationChange(record, true), now);
+        await recordChange(trx, reservationChange(record, true));
       };
       return { result: reservationMessage(record), write };
     };
@@ -162,7 +162,7 @@ export class ReservationService {
         await this.store.expireDue(trx, ticket, now);
         await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
         const moved = (await this.store.find(scope, found.guid, trx))!;
-        await recordChange(trx, reservationChange(moved), now);
+        await recordChange(trx, reservationChange(moved));
         return reservationMessage(moved);
       }),
     );
@@ -229,7 +229,7 @@ export class ReservationService {
           throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
         }
         const scan = { ...found, scanned_at: now };
-        await recordChange(trx, scanChange(ticket.company_id, scan), now);
+        await recordChange(trx, scanChange(ticket.company_id, scan));
         return scanMessage(scan);
       }),
     );
