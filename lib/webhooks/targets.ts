@@ -96,7 +96,8 @@ export function isForbiddenAddress(address: string): boolean {
 /** A URL's host as an address or name (brackets of an IPv6 literal removed). */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-export const URL_RULE = 'must be an http or https URL of a public host';
+export const URL_RULE =
+  'must be an http or https URL of a public host: loopback, private, link-local and metadata addresses are refused (an operator whose receivers are on a network of their own allows them with WEBHOOK_ALLOW_PRIVATE_TARGETS=true)';
 
 /** The URL's own problem (syntax, scheme, a literal forbidden address), without DNS. */
 export function urlProblem(text: string, allowPrivate: boolean): string | undefined {
