@@ -81,7 +81,7 @@ const schema = z.object({
   RATE_LIMIT_PER_TOKEN: rateLimit(1200),
   RATE_LIMIT_PER_ADDRESS: rateLimit(2400),
   RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUnset, wholeNumber(1, 86_400).default(60)),
-  // The per-address limit counts an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
+  // The per-address limits (API and token endpoint) count an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
   RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, wholeNumber(1, 128).default(64)),
   BODY_LIMIT_BYTES: wholeNumber(1).default(1024 * 1024),
   // The HTTP round-robin proxy in front of several gateways (services/proxy; docker compose --scale):

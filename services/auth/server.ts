@@ -67,7 +67,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
   const limits = new TokenRateLimits(
-    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS, ipv6PrefixLength: config.RATE_LIMIT_IPV6_PREFIX_LENGTH },
     store,
     secret,
     options.rateLimitStore,
