@@ -3,7 +3,7 @@ import { registerSecret } from './log-scrub.js';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
- * Each process uses the part it needs; the README and .env.example list them for operators.
+ * Each process uses the part it needs; docs/configuration.md and .env.example list them for operators.
  */
 /**
  * A whole number from `min` to `max`, refused in our words whatever is wrong with it (text,
@@ -84,9 +84,6 @@ const schema = z.object({
   // The per-address limits (API and token endpoint) count an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
   RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, wholeNumber(1, 128).default(64)),
   BODY_LIMIT_BYTES: wholeNumber(1).default(1024 * 1024),
-  // The HTTP round-robin proxy in front of several gateways (services/proxy; docker compose --scale):
-  // host:port[,host:port...], each name re-resolved to every address it has.
-  PROXY_UPSTREAM: z.preprocess(emptyAsUnset, z.string().regex(/^[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port[,host:port...]').optional()),
   // After SIGTERM, how long work in flight may take before connections are cut.
   SHUTDOWN_GRACE_MS: wholeNumber(1, 300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
@@ -104,6 +101,10 @@ const schema = z.object({
   WEBHOOK_POLL_INTERVAL_MS: wholeNumber(1, 60_000).default(250),
   // How long one attempt may take: the DNS lookup, the connection and the answer together.
   WEBHOOK_TIMEOUT_MS: wholeNumber(1, 60_000).default(10_000),
+  // Sends in flight at once to one endpoint, per worker (docs/webhooks.md "Throughput and order"); 1: one at a time, in order.
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: wholeNumber(1, 256).default(32),
+  // Sends in flight at once to one host:port, per worker, beyond each endpoint's first (docs/webhooks.md "Isolation").
+  WEBHOOK_CONCURRENCY_PER_HOST: wholeNumber(1, 4096).default(64),
   // Whether `npm start` (services/stack.ts) runs a delivery worker itself; compose runs its own `webhooks` service.
   WEBHOOK_WORKER_IN_STACK: bool.default(true),
 });
@@ -140,18 +141,6 @@ function shown(name: string, value: string | undefined): string {
 
 function problemsOf(error: z.ZodError, env: NodeJS.ProcessEnv): string[] {
   return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`);
-}
-
-/** The proxy's part of the schema only: it needs no secret, so production does not ask it for one. */
-export type ProxyConfig = Pick<z.infer<typeof schema>, 'LOG_LEVEL' | 'BIND_HOST' | 'PORT' | 'SHUTDOWN_GRACE_MS'> & { PROXY_UPSTREAM: string };
-
-export function loadProxyConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  const parsed = schema.pick({ LOG_LEVEL: true, BIND_HOST: true, PORT: true, SHUTDOWN_GRACE_MS: true, PROXY_UPSTREAM: true }).safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(problemsOf(parsed.error, env));
-  }
-  if (!parsed.data.PROXY_UPSTREAM) throw new ConfigError(['PROXY_UPSTREAM: required (host:port of the gateways)']);
-  return { ...parsed.data, PROXY_UPSTREAM: parsed.data.PROXY_UPSTREAM };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

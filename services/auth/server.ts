@@ -16,7 +16,7 @@ import { authRpcHandlers } from './rpc.js';
 import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
 import { AuthStore } from './store/auth-store.js';
 import { authMigrations } from './store/migrations.js';
-import { migrateLatest } from '../../lib/migrate-latest.js';
+import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningAuthService {
   port: number;
@@ -59,7 +59,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
-  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR);
+  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR, logger);
   const tokens = new AccessTokens(
     secret,
     config.AUTH_JWT_ISSUER,
@@ -84,7 +84,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
   const db = openAuthDatabase(config, logger);
-  await migrateLatest(db);
+  await migrateAndReport(db, 'auth', logger);
   // Shared by every auth replica on the same Redis; the admin CLI (no token requests) counts nothing there.
   const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
   const { service, store, cache, revocations } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {
