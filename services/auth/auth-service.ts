@@ -309,7 +309,7 @@ export class AuthService {
     requireUserSession(caller);
     const id = clientId.trim().toLowerCase();
     const client = isGuid(id) ? await this.store.findApiClient(id) : undefined;
-    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
+    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFoundById('API client', clientId);
     const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
     await this.spreadRevocations(sessions);

@@ -69,6 +69,9 @@ describe('a malformed id', () => {
       expect(res.status, `${method} ${path}: ${res.text}`).toBe(404);
       expect(res.body.detail, `${method} ${path}`).toMatch(/^(Ticket|Event|Reservation|Webhook) not found: "(null|undefined|abc)" is not a GUID/);
     }
+    // The auth API's API clients too (another process, the same rule in lib/grpc/errors.ts).
+    expectDetail(await request(`${stack.authUrl}/clients/abc`, { method: 'DELETE', headers: bearer(account.accessToken) }), 404, /^API client not found: "abc" is not a GUID/);
+    expectDetail(await request(`${stack.authUrl}/clients/00000000-0000-4000-8000-000000000000`, { method: 'DELETE', headers: bearer(account.accessToken) }), 404, /^API client not found\.$/);
     // A long one is cut in the message.
     const long = await call(`/ticket/${'x'.repeat(500)}`);
     expect(long.body.detail).toMatch(/^Ticket not found: "x{40}\.\.\." is not a GUID/);
