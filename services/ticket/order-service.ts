@@ -128,6 +128,10 @@ export class OrderService {
           return ticket;
         });
         // The values of every line first (422), then on sale and stock (409), as for a reservation.
+        const alone = lineTickets.find((ticket) => !ticket.combines_products);
+        if (alone && lineTickets.length > 1) {
+          throw RpcError.invalidArgument([{ field: 'lines', description: `must hold only the ticket ${alone.guid}: it is sold alone (combines_products is false)` }]);
+        }
         const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
         const lines: ReservationRecord[] = [];

@@ -114,6 +114,17 @@ describe('an order of several tickets', () => {
     await expectInvariant(who, db, a.guid);
   });
 
+  it('combines_products false: an order of it and any other ticket is 422 naming lines; alone it sells', async () => {
+    const event = await newEvent(who);
+    const solo = await newTicket(who, { available_stock: 10, combines_products: false }, event);
+    const other = await newTicket(who, { available_stock: 10 }, event);
+    const err = await grpcFailure(orders.create(event, [{ ticket_id: other.guid, amount: 1 }, { ticket_id: solo.guid, amount: 1 }]));
+    expect(violations(err)).toEqual(['lines']);
+    expect(await expectInvariant(who, db, other.guid)).toEqual({ sold: 0, reserved: 0, pending: 0 });
+    expect((await orders.create(event, [{ ticket_id: solo.guid, amount: 2 }])).lines).toEqual([{ ticket_id: solo.guid, amount: 2, barcodes: [] }]);
+    await expectInvariant(who, db, solo.guid);
+  });
+
   it('box office: a ticket not available_in_cashr is 409 not_on_sale naming it; online ignores the flag', async () => {
     const event = await newEvent(who);
     const counter = await newTicket(who, { available_stock: 10, available_in_cashr: true }, event);

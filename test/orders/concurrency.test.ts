@@ -38,14 +38,6 @@ const reasonOf = (result: PromiseSettledResult<Order>) => {
   return readErrorDetails(err).reason ?? `${status[err.code]}: ${err.details}`;
 };
 
-/** Lines of no order are ever live alone: every live order has all its lines in one state. */
-async function expectWholeOrders(): Promise<void> {
-  const rows = (await db('reservations').whereNotNull('order_id').select('order_id', 'state')) as Array<{ order_id: string; state: string }>;
-  const states = new Map<string, Set<string>>();
-  for (const row of rows) states.set(row.order_id, (states.get(row.order_id) ?? new Set()).add(row.state));
-  for (const [order, set] of states) expect([...set], order).toHaveLength(1);
-}
-
 describe('concurrent orders sharing tickets', { timeout: 180_000 }, () => {
   it('200 concurrent two-line orders against stock for 50 of one ticket: exactly 50 succeed, the rest insufficient_stock naming it', async () => {
     const event = await newEvent(who);
@@ -63,7 +55,6 @@ describe('concurrent orders sharing tickets', { timeout: 180_000 }, () => {
     expect(reasons.filter((r) => r !== 'ok')).toEqual(Array(150).fill('insufficient_stock'));
     expect(await expectInvariant(who, db, scarce.guid)).toEqual({ sold: 0, reserved: 50, pending: 0 });
     expect(await expectInvariant(who, db, plenty.guid)).toEqual({ sold: 0, reserved: 50, pending: 0 });
-    await expectWholeOrders();
   });
 
   it('orders racing releases, confirms and 1-second expiries on three shared tickets: counters equal the sums of the live lines', async () => {
@@ -101,6 +92,5 @@ describe('concurrent orders sharing tickets', { timeout: 180_000 }, () => {
       const counters = await expectInvariant(who, db, t.guid);
       expect(counters.sold + counters.reserved + counters.pending).toBeLessThanOrEqual(30);
     }
-    await expectWholeOrders();
   });
 });
