@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { isUniqueViolation, type Knex } from '../../lib/db.js';
+import type { Knex } from '../../lib/db.js';
 import { ORDER_CHANNELS, ORDER_LINES, MAX_UNITS, type OrderChannel } from '../../lib/fields/order.js';
 import { isDue, PENDING_FIELDS, RESERVE_FIELDS } from '../../lib/fields/reservation.js';
 import {
@@ -19,14 +19,11 @@ import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './d
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { reservationMessage } from './reservation-messages.js';
-import { refuseUnlessOnSale, requireState, type ReservationService } from './reservation-service.js';
+import { refuseUnlessOnSale, requireState, retryingBarcodeCollisions, type ReservationService } from './reservation-service.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import type { OrderRecord, OrderStore } from './store/order-store.js';
 import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
-
-/** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
-const BARCODE_ATTEMPTS = 3;
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
 
@@ -216,24 +213,18 @@ export class OrderService {
   }
 
   async confirm(caller: AuthenticatedCaller, request: ConfirmOrderRequest): Promise<Order> {
-    for (let attempt = 1; ; attempt++) {
-      let generated = false;
-      try {
-        return await this.move(caller, request.guid, 'confirm', {
-          apply: async (trx, ticket, current, i, now) => {
-            const sent = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id)?.barcodes ?? [];
-            const violations = checkBarcodes(ticket.barcode_type, sent, current.amount).map((v) => ({ ...v, field: line(i, v.field) }));
-            if (violations.length) throw RpcError.invalidArgument(violations);
-            generated ||= ticket.barcode_type === 'generate';
-            const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
-            await this.stock.insertBarcodes(trx, current, barcodes, now);
-          },
-        });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
-      }
-    }
+    return retryingBarcodeCollisions((generating) =>
+      this.move(caller, request.guid, 'confirm', {
+        apply: async (trx, ticket, current, i, now) => {
+          const sent = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id)?.barcodes ?? [];
+          const violations = checkBarcodes(ticket.barcode_type, sent, current.amount).map((v) => ({ ...v, field: line(i, v.field) }));
+          if (violations.length) throw RpcError.invalidArgument(violations);
+          if (ticket.barcode_type === 'generate') generating();
+          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
+          await this.stock.insertBarcodes(trx, current, barcodes, now);
+        },
+      }),
+    );
   }
 
   async release(caller: AuthenticatedCaller, request: ReleaseOrderRequest): Promise<Order> {

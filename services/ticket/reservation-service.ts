@@ -55,6 +55,25 @@ export function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
   throw stockConflict('not_on_sale');
 }
 
+/**
+ * Runs a confirmation (`confirm` calls `generating()` when it makes codes) and runs it again
+ * when a generated code collided within the event (about 2^-79 each); a code that was sent
+ * and is taken is barcode_taken, and nothing of the confirmation is kept either way.
+ */
+export async function retryingBarcodeCollisions<T>(confirm: (generating: () => void) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let generated = false;
+    try {
+      return await confirm(() => {
+        generated = true;
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
+    }
+  }
+}
+
 /** A move from the reservation's current state, or its refusal (lib/stock-moves.ts). */
 export function requireState(current: Pick<ReservationRecord, 'state'>, move: MoveName): void {
   const refusal = refusalFrom(move, current.state);
@@ -188,24 +207,17 @@ export class ReservationService {
   }
 
   async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
-    for (let attempt = 1; ; attempt++) {
-      let generated = false;
-      try {
-        return await this.move(caller, request.guid, 'confirm', {
-          apply: async (trx, ticket, current, now) => {
-            const violations = checkBarcodes(ticket.barcode_type, request.barcodes, current.amount);
-            if (violations.length) throw RpcError.invalidArgument(violations);
-            generated = ticket.barcode_type === 'generate';
-            const barcodes = generated ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-            await this.store.insertBarcodes(trx, current, barcodes, now);
-          },
-        });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        if (!generated) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
-        if (attempt >= BARCODE_ATTEMPTS) throw err;
-      }
-    }
+    return retryingBarcodeCollisions((generating) =>
+      this.move(caller, request.guid, 'confirm', {
+        apply: async (trx, ticket, current, now) => {
+          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, current.amount);
+          if (violations.length) throw RpcError.invalidArgument(violations);
+          if (ticket.barcode_type === 'generate') generating();
+          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
+          await this.store.insertBarcodes(trx, current, barcodes, now);
+        },
+      }),
+    );
   }
 
   async release(caller: AuthenticatedCaller, request: ReleaseReservationRequest): Promise<Reservation> {

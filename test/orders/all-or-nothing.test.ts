@@ -6,30 +6,23 @@
 import { status } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderServiceClient } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { expectInvariant, grpcFailure, newEvent, newTicket, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { expectInvariant, grpcFailure, newEvent, newTicket, type Seller } from '../stock/helpers.js';
 import { signUpAndLogin } from '../support/http.js';
-import { OrderChannel, orderClient, ordersOf, type Orders } from './helpers.js';
+import { OrderChannel, startOrderSuite, type OrderSuite, type Orders } from './helpers.js';
 
-let suite: StockSuite;
+let suite: OrderSuite;
 let who: Seller;
 let db: Knex;
-let client: OrderServiceClient;
 let orders: Orders;
 
 beforeAll(async () => {
-  suite = await startStockSuite();
-  ({ who, db } = suite);
-  client = orderClient(suite.stack);
-  orders = ordersOf(client, who);
+  suite = await startOrderSuite();
+  ({ who, db, orders } = suite);
 });
 
-afterAll(async () => {
-  client?.close();
-  await suite?.stop();
-});
+afterAll(() => suite?.stop());
 
 const violations = (err: Parameters<typeof readErrorDetails>[0]) => readErrorDetails(err).fieldViolations?.map((v) => v.field);
 

@@ -7,29 +7,23 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Order, OrderServiceClient } from '../../lib/gen/ticketing/v1/order.js';
+import type { Order } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { expectInvariant, grpcPatiently, newEvent, newTicket, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
-import { orderClient, ordersOf, type Orders } from './helpers.js';
+import { expectInvariant, grpcPatiently, newEvent, newTicket, type Seller } from '../stock/helpers.js';
+import { startOrderSuite, type OrderSuite, type Orders } from './helpers.js';
 
-let suite: StockSuite;
+let suite: OrderSuite;
 let who: Seller;
 let db: Knex;
-let client: OrderServiceClient;
 let orders: Orders;
 
 beforeAll(async () => {
-  suite = await startStockSuite();
-  ({ who, db } = suite);
-  client = orderClient(suite.stack);
-  orders = ordersOf(client, who);
+  suite = await startOrderSuite();
+  ({ who, db, orders } = suite);
 });
 
-afterAll(async () => {
-  client?.close();
-  await suite?.stop();
-});
+afterAll(() => suite?.stop());
 
 /** How a settled create ended: the order, or its refusal's reason. */
 const reasonOf = (result: PromiseSettledResult<Order>) => {

@@ -5,7 +5,7 @@
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
 import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
-import { grpcCall, meta, type Seller } from '../stock/helpers.js';
+import { grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
 import type { TestStack } from '../support/stack.js';
 
 export function orderClient(stack: TestStack): OrderServiceClient {
@@ -33,3 +33,24 @@ export function ordersOf(client: OrderServiceClient, who: Seller): Orders {
 }
 
 export { OrderChannel };
+
+export interface OrderSuite extends StockSuite {
+  client: OrderServiceClient;
+  /** OrderService as the suite's seller. */
+  orders: Orders;
+}
+
+/** A stock suite (test/stock/helpers.ts) with an OrderService client; `stop` closes both. */
+export async function startOrderSuite(): Promise<OrderSuite> {
+  const suite = await startStockSuite();
+  const client = orderClient(suite.stack);
+  return {
+    ...suite,
+    client,
+    orders: ordersOf(client, suite.who),
+    async stop() {
+      client.close();
+      await suite.stop();
+    },
+  };
+}

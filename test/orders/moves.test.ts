@@ -9,27 +9,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderServiceClient } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { expectInvariant, grpcFailure, newEvent, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { expectInvariant, grpcFailure, newEvent, newTicket, readTicket, type Seller } from '../stock/helpers.js';
 import { signUpAndLogin } from '../support/http.js';
-import { orderClient, ordersOf, type Orders } from './helpers.js';
+import { ordersOf, startOrderSuite, type OrderSuite, type Orders } from './helpers.js';
 
-let suite: StockSuite;
+let suite: OrderSuite;
 let who: Seller;
 let db: Knex;
 let client: OrderServiceClient;
 let orders: Orders;
 
 beforeAll(async () => {
-  suite = await startStockSuite();
-  ({ who, db } = suite);
-  client = orderClient(suite.stack);
-  orders = ordersOf(client, who);
+  suite = await startOrderSuite();
+  ({ who, db, client, orders } = suite);
 });
 
-afterAll(async () => {
-  client?.close();
-  await suite?.stop();
-});
+afterAll(() => suite?.stop());
 
 const { RESERVATION_STATE_PENDING: PENDING, RESERVATION_STATE_CONFIRMED: CONFIRMED, RESERVATION_STATE_RELEASED: RELEASED, RESERVATION_STATE_EXPIRED: EXPIRED } = ReservationState;
 
