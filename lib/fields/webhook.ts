@@ -1,3 +1,4 @@
+import { moveEventTypes } from '../stock-moves.js';
 import type { FieldDef, Resource } from './kinds.js';
 
 const GUID = { type: 'guid' } as const;
@@ -11,11 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.created',
   'ticket.updated',
   'ticket.deleted',
-  'reservation.created',
-  'reservation.pending',
-  'reservation.confirmed',
-  'reservation.released',
-  'reservation.expired',
+  // reservation.created, .pending, .confirmed, .released, .expired: one per stock move.
+  ...moveEventTypes('reservation'),
   'ticket.scanned',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

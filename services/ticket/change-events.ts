@@ -10,6 +10,7 @@ import type { TicketRecord } from './domain/ticket-fields.js';
 import { eventMessage, ticketMessage } from './messages.js';
 import { reservationMessage, scanMessage, type ScanValues } from './reservation-messages.js';
 import type { Change } from './store/outbox-store.js';
+import { MOVES, type MoveName } from '../../lib/stock-moves.js';
 
 /**
  * The webhook event of a change: `data` is the object exactly as its REST read shows it,
@@ -28,9 +29,9 @@ export const ticketChange = (type: WebhookEventType & `ticket.${string}`, ticket
   data: resourceJson(TICKET_FIELDS, ticketMessage(ticket, now)),
 });
 
-/** The event of a reservation's current state (reservation.created for a new one). */
-export const reservationChange = (reservation: Omit<ReservationRecord, 'id'>, created = false): Change => ({
-  type: created ? 'reservation.created' : `reservation.${reservation.state}`,
+/** The event of the move that brought a reservation where it is (lib/stock-moves.ts). */
+export const reservationChange = (reservation: Omit<ReservationRecord, 'id'>, move: MoveName): Change => ({
+  type: `reservation.${MOVES[move].event}`,
   companyId: reservation.company_id,
   data: resourceJson(RESERVATION_FIELDS, reservationMessage(reservation)),
 });

@@ -6,6 +6,7 @@ const RESOURCE_TYPES = {
   Event: 'ticketing.v1.Event',
   Ticket: 'ticketing.v1.Ticket',
   Reservation: 'ticketing.v1.Reservation',
+  Order: 'ticketing.v1.Order',
   Barcode: 'ticketing.v1.Barcode',
   Webhook: 'ticketing.v1.Webhook',
 } as const;

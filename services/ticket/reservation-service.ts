@@ -16,9 +16,10 @@ import {
 import { fromMessageField } from '../../lib/fields/messages.js';
 import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
 import { remainingStock, ticketStatus } from '../../lib/fields/ticket.js';
-import { RpcError } from '../../lib/grpc/errors.js';
+import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
 import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
+import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../lib/stock-moves.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
 import type { AuthenticatedCaller } from './auth-check.js';
@@ -47,18 +48,38 @@ const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
 const BARCODE_ATTEMPTS = 3;
 
 /** Only a ticket whose computed status is `available` can be reserved; a sold_out by the counters is a stock refusal. */
-function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
+export function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
   const computed = ticketStatus(ticket, now);
   if (computed === 'available') return;
   if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw insufficientStock(remainingStock(ticket));
   throw stockConflict('not_on_sale');
 }
 
-function requireState(current: ReservationRecord, allowed: readonly ReservationState[], move: string): void {
-  if (current.state === 'expired') throw stockConflict('reservation_expired');
-  if (!allowed.includes(current.state)) throw stockConflict('invalid_transition', `A ${current.state} reservation cannot be ${move}.`);
+/**
+ * Runs a confirmation (`confirm` calls `generating()` when it makes codes) and runs it again
+ * when a generated code collided within the event (about 2^-79 each); a code that was sent
+ * and is taken is barcode_taken, and nothing of the confirmation is kept either way.
+ */
+export async function retryingBarcodeCollisions<T>(confirm: (generating: () => void) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let generated = false;
+    try {
+      return await confirm(() => {
+        generated = true;
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
+    }
+  }
 }
 
+/** A move from the reservation's current state, or its refusal (lib/stock-moves.ts). */
+export function requireState(current: Pick<ReservationRecord, 'state'>, move: MoveName): void {
+  const refusal = refusalFrom(move, current.state);
+  if (refusal === 'invalid_transition') throw stockConflict(refusal, `A ${current.state} reservation cannot be ${MOVES[move].done}.`);
+  if (refusal) throw stockConflict(refusal);
+}
 
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
@@ -99,7 +120,7 @@ export class ReservationService {
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
         if (!(await this.store.take(trx, locked, request.amount))) throw insufficientStock(remainingStock(locked));
         await this.store.insert(trx, record);
-        await recordChange(trx, reservationChange(record, true));
+        await recordChange(trx, reservationChange(record, 'reserve'));
       };
       return { result: reservationMessage(record), write };
     };
@@ -144,13 +165,16 @@ export class ReservationService {
   }
 
   /**
-   * One move of an existing reservation: in one transaction, the ticket is locked, its due
-   * reservations expire, and `apply` checks the reservation's current state and moves it.
+   * One move of an existing reservation (a row of MOVES): in one transaction, the ticket is
+   * locked, its due reservations expire, the current state is checked against the move's
+   * `from`, `apply` does what the move does besides (barcodes), and the reservation and the
+   * ticket's counters move together.
    */
   private async move(
     caller: AuthenticatedCaller,
     guid: string,
-    apply: (trx: Knex, ticket: StockTicket, current: ReservationRecord, now: Date) => Promise<void>,
+    move: Exclude<MoveName, 'reserve' | 'expire'>,
+    options: { ttlSeconds?: number; violations?: FieldViolation[]; apply?: (trx: Knex, ticket: StockTicket, current: ReservationRecord, now: Date) => Promise<void> } = {},
   ): Promise<Reservation> {
     const found = await this.findReservation(caller, guid);
     const scope = [found.company_id];
@@ -160,56 +184,44 @@ export class ReservationService {
         const ticket = await this.store.lockTicket(trx, scope, found.ticket_id, { includeDeleted: true });
         if (!ticket) throw notFound('Reservation', guid);
         await this.store.expireDue(trx, ticket, now);
-        await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
+        const current = (await this.store.find(scope, found.guid, trx))!;
+        if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
+        requireState(current, move);
+        const to = MOVES[move].to;
+        if (!(await this.store.changeState(trx, current.guid, current.state, to, options.ttlSeconds ?? null, now))) {
+          throw new RpcError(status.ABORTED, 'The reservation changed meanwhile; try again.');
+        }
+        await this.store.moveCounters(trx, ticket, counterDelta(current.state, to, current.amount));
+        // A refusal here (a barcode's 422 or 409) rolls the whole move back.
+        await options.apply?.(trx, ticket, current, now);
         const moved = (await this.store.find(scope, found.guid, trx))!;
-        await recordChange(trx, reservationChange(moved));
+        await recordChange(trx, reservationChange(moved, move));
         return reservationMessage(moved);
       }),
     );
   }
 
-  private async changeState(trx: Knex, ticket: StockTicket, current: ReservationRecord, to: ReservationState, ttlSeconds: number | null, now: Date): Promise<void> {
-    if (!(await this.store.changeState(trx, current.guid, current.state, to, ttlSeconds, now))) {
-      throw new RpcError(status.ABORTED, 'The reservation changed meanwhile; try again.');
-    }
-    await this.store.moveCounters(trx, ticket, current.amount, current.state, to);
-  }
-
   async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
     const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
-    return this.move(caller, request.guid, async (trx, ticket, current, now) => {
-      if (ttl.violations.length) throw RpcError.invalidArgument(ttl.violations);
-      requireState(current, ['reserved'], 'marked pending');
-      await this.changeState(trx, ticket, current, 'pending', ttl.value, now);
-    });
+    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, violations: ttl.violations });
   }
 
   async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
-    for (let attempt = 1; ; attempt++) {
-      let generated = false;
-      try {
-        return await this.move(caller, request.guid, async (trx, ticket, current, now) => {
-          requireState(current, ['reserved', 'pending'], 'confirmed');
+    return retryingBarcodeCollisions((generating) =>
+      this.move(caller, request.guid, 'confirm', {
+        apply: async (trx, ticket, current, now) => {
           const violations = checkBarcodes(ticket.barcode_type, request.barcodes, current.amount);
           if (violations.length) throw RpcError.invalidArgument(violations);
-          generated = ticket.barcode_type === 'generate';
-          const barcodes = generated ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-          await this.changeState(trx, ticket, current, 'confirmed', null, now);
+          if (ticket.barcode_type === 'generate') generating();
+          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
           await this.store.insertBarcodes(trx, current, barcodes, now);
-        });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        if (!generated) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
-        if (attempt >= BARCODE_ATTEMPTS) throw err;
-      }
-    }
+        },
+      }),
+    );
   }
 
   async release(caller: AuthenticatedCaller, request: ReleaseReservationRequest): Promise<Reservation> {
-    return this.move(caller, request.guid, async (trx, ticket, current, now) => {
-      requireState(current, ['reserved', 'pending'], 'released');
-      await this.changeState(trx, ticket, current, 'released', null, now);
-    });
+    return this.move(caller, request.guid, 'release');
   }
 
   async scan(caller: AuthenticatedCaller, request: ScanBarcodeRequest): Promise<Scan> {

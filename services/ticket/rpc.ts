@@ -9,6 +9,14 @@ import type {
   UpdateEventRequest,
 } from '../../lib/gen/ticketing/v1/event.js';
 import type {
+  ConfirmOrderRequest,
+  CreateOrderRequest,
+  GetOrderRequest,
+  MarkOrderPendingRequest,
+  OrderServiceServer,
+  ReleaseOrderRequest,
+} from '../../lib/gen/ticketing/v1/order.js';
+import type {
   ConfirmReservationRequest,
   GetReservationRequest,
   ListReservationBarcodesRequest,
@@ -43,10 +51,12 @@ import type { Logger } from '../../lib/logger.js';
 import type { AuthCheck, AuthenticatedCaller } from './auth-check.js';
 import { EventService } from './event-service.js';
 import { IdempotentCreation } from './idempotent-creation.js';
+import { OrderService } from './order-service.js';
 import { ReservationService } from './reservation-service.js';
 import { TicketService } from './ticket-service.js';
 import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
+import { OrderStore } from './store/order-store.js';
 import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
@@ -57,9 +67,11 @@ import { WebhookService } from './webhook-service.js';
 function services(db: Knex) {
   const creations = new IdempotentCreation(db, new IdempotencyStore(db));
   const events = new EventService(new EventStore(db), creations);
-  const reservations = new ReservationService(new ReservationStore(db), creations);
+  const stock = new ReservationStore(db);
+  const reservations = new ReservationService(stock, creations);
+  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
-  return { events, reservations, tickets: new TicketService(ticketStore, events, creations) };
+  return { events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
 }
 
 /** What a handler gets: the authenticated caller, the request, and whether only to validate (x-validate-only). */
@@ -112,6 +124,18 @@ export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Eve
       await events.delete(caller, req);
       return {};
     }),
+  };
+}
+
+export function orderRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): OrderServiceServer {
+  const { orders } = services(db);
+  const handler = authenticated(auth, logger);
+  return {
+    createOrder: handler('CreateOrder', (caller, req: CreateOrderRequest) => orders.create(caller, req)),
+    getOrder: handler('GetOrder', (caller, req: GetOrderRequest) => orders.get(caller, req.guid)),
+    markOrderPending: handler('MarkOrderPending', (caller, req: MarkOrderPendingRequest) => orders.markPending(caller, req)),
+    confirmOrder: handler('ConfirmOrder', (caller, req: ConfirmOrderRequest) => orders.confirm(caller, req)),
+    releaseOrder: handler('ReleaseOrder', (caller, req: ReleaseOrderRequest) => orders.release(caller, req)),
   };
 }
 

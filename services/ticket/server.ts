@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../../lib/config.js';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
+import { OrderServiceService } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationServiceService } from '../../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceService } from '../../lib/gen/ticketing/v1/ticket.js';
 import { WebhookServiceService } from '../../lib/gen/ticketing/v1/webhook.js';
@@ -10,7 +11,7 @@ import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
-import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
+import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
@@ -52,6 +53,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
       { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
       { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
       { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
+      { definition: OrderServiceService, implementation: orderRpcHandlers(db, auth, logger) },
       {
         definition: WebhookServiceService,
         implementation: webhookRpcHandlers(db, auth, logger, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),

@@ -21,7 +21,7 @@ import { withMigratedDatabase } from './database.js';
 const resources: Array<{ resource: Resource; message: string; file: string; table?: string; database: 'auth' | 'ticket'; storeOnly: string[]; primaryKey?: string }> = [
   { resource: TICKET, message: 'ticketing.v1.Ticket', file: 'ticketing/v1/ticket.proto', table: 'tickets', database: 'ticket', storeOnly: ['id', 'version'] },
   { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
-  { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id'] },
+  { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id', 'order_id'] },
   { resource: SCAN, message: 'ticketing.v1.Scan', file: 'ticketing/v1/reservation.proto', database: 'ticket', storeOnly: [] },
   { resource: WEBHOOK, message: 'ticketing.v1.Webhook', file: 'ticketing/v1/webhook.proto', table: 'webhook_endpoints', database: 'ticket', storeOnly: ['id', 'version', 'deleted_at'] },
   { resource: DELIVERY, message: 'ticketing.v1.Delivery', file: 'ticketing/v1/webhook.proto', database: 'ticket', storeOnly: [] },

@@ -153,6 +153,7 @@ export async function expectInvariant(who: Seller, db: Knex, ticketGuid: string)
   for (const value of [...Object.values(counters), Number(ticket.scanned_count)]) expect(value).toBeGreaterThanOrEqual(0);
   expect(Number(ticket.scanned_count)).toBeLessThanOrEqual(counters.sold);
   expect(counters.sold + counters.reserved + counters.pending).toBeLessThanOrEqual(Number(ticket.available_stock) - Number(ticket.availability_margin));
+  await expectWholeOrders(db, ticketGuid);
 
   // A reservation may expire between two reads: compare a list with a ticket read that did not change around it.
   const countersOf = (t: any) => ({ sold: t.sold_count, reserved: t.reserved_count, pending: t.pending_count });
@@ -165,6 +166,18 @@ export async function expectInvariant(who: Seller, db: Knex, ticketGuid: string)
     expect(after).toEqual({ sold: listedSum('confirmed'), reserved: listedSum('reserved'), pending: listedSum('pending') });
     return counters;
   }
+}
+
+/**
+ * No order holds part of its lines (PRODUCT.md 12): every order with a line of this ticket has
+ * all its lines in one state (order lines are reservations with an order_id).
+ */
+export async function expectWholeOrders(db: Knex, ticketGuid: string): Promise<void> {
+  const orders = db('reservations').where('ticket_id', ticketGuid).whereNotNull('order_id').distinct('order_id');
+  const rows = (await db('reservations').whereIn('order_id', orders).select('order_id', 'state')) as Array<{ order_id: string; state: string }>;
+  const states = new Map<string, Set<string>>();
+  for (const row of rows) states.set(row.order_id, (states.get(row.order_id) ?? new Set()).add(row.state));
+  for (const [order, set] of states) expect([...set], `the lines of order ${order}`).toHaveLength(1);
 }
 
 export interface StockSuite {

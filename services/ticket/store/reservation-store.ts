@@ -8,6 +8,7 @@ import type { TicketRecord } from '../domain/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
 import { reservationChange } from '../change-events.js';
+import { counterDelta, MOVES, sumDeltas, type Counter, type CounterDelta } from '../../../lib/stock-moves.js';
 import { recordChanges } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;
@@ -57,14 +58,12 @@ function due<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {
   return query.whereIn('state', [...LIVE_STATES]).where('expires_at', '<=', dbTime(now)) as Q;
 }
 
-/** The counter column a live state's amount is held in. */
-export const COUNTER: Record<ReservationState, 'reserved_count' | 'pending_count' | 'sold_count' | undefined> = {
-  reserved: 'reserved_count',
-  pending: 'pending_count',
-  confirmed: 'sold_count',
-  released: undefined,
-  expired: undefined,
-};
+/** The SET of an UPDATE of a ticket by a counter delta; every move bumps the version (its ETag changes with its counters). */
+function counterUpdate(trx: Knex, delta: CounterDelta): Record<string, Knex.Raw> {
+  const set: Record<string, Knex.Raw> = { version: trx.raw('version + 1') };
+  for (const [counter, by] of Object.entries(delta) as Array<[Counter, number]>) set[counter] = trx.raw(`${counter} + ?`, [by]);
+  return set;
+}
 
 /** Barcodes per INSERT of a confirmation: small enough that one statement never holds the event loop long. */
 const BARCODE_BATCH = 100;
@@ -126,22 +125,13 @@ export class ReservationStore {
     if (!holdsStock(ticket)) return 0;
     const due = (await this.dueOf(trx, ticket.guid, now).select()) as Raw[];
     if (due.length === 0) return 0;
-    const freed = { reserved_count: 0, pending_count: 0 };
-    for (const row of due) freed[COUNTER[row.state as ReservationState] as keyof typeof freed] += Number(row.amount);
+    const to = MOVES.expire.to;
     await trx('reservations')
       .whereIn('id', due.map((row) => Number(row.id)))
-      .update(reservationRow({ state: 'expired', updated_at: now }));
-    await trx('tickets')
-      .where('id', ticket.id)
-      .update({
-        reserved_count: trx.raw('reserved_count - ?', [freed.reserved_count]),
-        pending_count: trx.raw('pending_count - ?', [freed.pending_count]),
-        version: trx.raw('version + 1'),
-      });
-    ticket.reserved_count -= freed.reserved_count;
-    ticket.pending_count -= freed.pending_count;
-    const expired = due.map((row) => ({ ...toReservation(row), state: 'expired' as const, updated_at: now }));
-    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation)));
+      .update(reservationRow({ state: to, updated_at: now }));
+    await this.moveCounters(trx, ticket, sumDeltas(due.map((row) => counterDelta(row.state as ReservationState, to, Number(row.amount)))));
+    const expired = due.map((row) => ({ ...toReservation(row), state: to, updated_at: now }));
+    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation, 'expire')));
     return due.length;
   }
 
@@ -180,22 +170,24 @@ export class ReservationStore {
     const count = await trx('tickets')
       .where('id', ticket.id)
       .whereRaw('available_stock - availability_margin - sold_count - reserved_count - pending_count >= ?', [amount])
-      .update({ reserved_count: trx.raw('reserved_count + ?', [amount]), version: trx.raw('version + 1') });
+      .update(counterUpdate(trx, counterDelta(null, MOVES.reserve.to, amount)));
     return count === 1;
   }
 
-  /** Moves `amount` between two counters of the ticket (or out of one, to nothing). */
-  async moveCounters(trx: Knex, ticket: StockTicket, amount: number, from: ReservationState, to: ReservationState): Promise<void> {
-    const set: Record<string, Knex.Raw> = { version: trx.raw('version + 1') };
-    const source = COUNTER[from];
-    const target = COUNTER[to];
-    if (source) set[source] = trx.raw(`${source} - ?`, [amount]);
-    if (target) set[target] = trx.raw(`${target} + ?`, [amount]);
-    await trx('tickets').where('id', ticket.id).update(set);
+  /** Changes the ticket's counters by a move's delta (lib/stock-moves.ts), bumping its version. */
+  async moveCounters(trx: Knex, ticket: StockTicket, delta: CounterDelta): Promise<void> {
+    await trx('tickets').where('id', ticket.id).update(counterUpdate(trx, delta));
+    for (const [counter, by] of Object.entries(delta) as Array<[Counter, number]>) ticket[counter] += by;
   }
 
-  async insert(trx: Knex, record: Omit<ReservationRecord, 'id'>): Promise<void> {
-    await trx('reservations').insert(reservationRow(record));
+  /** A new reservation; `orderId` when it is a line of an order. */
+  async insert(trx: Knex, record: Omit<ReservationRecord, 'id'>, orderId: string | null = null): Promise<void> {
+    await trx('reservations').insert({ ...reservationRow(record), order_id: orderId });
+  }
+
+  /** The lines of an order in the order they were given, with their barcodes. */
+  async linesOf(orderGuid: string, db: Knex = this.db): Promise<ReservationRecord[]> {
+    return this.withBarcodes((await db('reservations').where('order_id', orderGuid).orderBy('id')) as Raw[], db);
   }
 
   /** One reservation with its barcodes; `trx` to read it inside a move. */

@@ -1,0 +1,56 @@
+/**
+ * Helpers of the orders suites (PRODUCT.md 12): the gRPC client of OrderService and a stack
+ * with a seller (test/stock/helpers.ts: tickets, the invariant, which counts order lines as
+ * the reservations they are).
+ */
+import { credentials, type Metadata } from '@grpc/grpc-js';
+import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
+import { grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import type { TestStack } from '../support/stack.js';
+
+export function orderClient(stack: TestStack): OrderServiceClient {
+  return new OrderServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
+}
+
+export interface Orders {
+  create(event_id: string, lines: NewOrderLine[], options?: { ttl_seconds?: number; channel?: OrderChannel; request_id?: string }): Promise<Order>;
+  get(guid: string): Promise<Order>;
+  pending(guid: string, ttl_seconds?: number): Promise<Order>;
+  confirm(guid: string, lines?: ConfirmLine[]): Promise<Order>;
+  release(guid: string): Promise<Order>;
+}
+
+/** The OrderService calls as `who`. */
+export function ordersOf(client: OrderServiceClient, who: Seller): Orders {
+  const md = (): Metadata => meta(who.token);
+  return {
+    create: (event_id, lines, options = {}) => grpcCall(client.createOrder.bind(client), { event_id, lines, request_id: '', ...options }, md()),
+    get: (guid) => grpcCall(client.getOrder.bind(client), { guid }, md()),
+    pending: (guid, ttl_seconds) => grpcCall(client.markOrderPending.bind(client), { guid, ttl_seconds }, md()),
+    confirm: (guid, lines = []) => grpcCall(client.confirmOrder.bind(client), { guid, lines }, md()),
+    release: (guid) => grpcCall(client.releaseOrder.bind(client), { guid }, md()),
+  };
+}
+
+export { OrderChannel };
+
+export interface OrderSuite extends StockSuite {
+  client: OrderServiceClient;
+  /** OrderService as the suite's seller. */
+  orders: Orders;
+}
+
+/** A stock suite (test/stock/helpers.ts) with an OrderService client; `stop` closes both. */
+export async function startOrderSuite(): Promise<OrderSuite> {
+  const suite = await startStockSuite();
+  const client = orderClient(suite.stack);
+  return {
+    ...suite,
+    client,
+    orders: ordersOf(client, suite.who),
+    async stop() {
+      client.close();
+      await suite.stop();
+    },
+  };
+}
