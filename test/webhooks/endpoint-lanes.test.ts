@@ -22,6 +22,11 @@ function startAll(endpoint: string, url = 'http://hooks.example.com/in'): LaneTi
   return tickets;
 }
 
+/** Quick deliveries until the window is as wide as it gets. */
+function widen(endpoint: string, url?: string): void {
+  for (let i = 0; i < 10; i++) for (const ticket of startAll(endpoint, url)) lanes.finish(ticket, QUICK);
+}
+
 describe('endpoint lanes', () => {
   it('one at a time until deliveries come back quickly, then one more per quick delivery, up to the limit', () => {
     lanes = new EndpointLanes({ perEndpoint: 4, perHost: 100, timeoutMs: TIMEOUT_MS });
@@ -36,7 +41,7 @@ describe('endpoint lanes', () => {
 
   it('a failure narrows the window to one; a slow delivery halves it; a middling one leaves it', () => {
     lanes = new EndpointLanes({ perEndpoint: 8, perHost: 100, timeoutMs: TIMEOUT_MS });
-    for (let i = 0; i < 10; i++) for (const ticket of startAll('e1')) lanes.finish(ticket, QUICK);
+    widen('e1');
     const eight = startAll('e1');
     expect(eight).toHaveLength(8);
     lanes.finish(eight.pop()!, SLOW);
@@ -50,13 +55,13 @@ describe('endpoint lanes', () => {
 
   it("the host's share bounds the sends beyond each endpoint's first, never another endpoint's first", () => {
     lanes = new EndpointLanes({ perEndpoint: 10, perHost: 3, timeoutMs: TIMEOUT_MS });
-    for (let i = 0; i < 10; i++) for (const ticket of startAll('e1')) lanes.finish(ticket, QUICK);
+    widen('e1');
     const busy = startAll('e1');
     expect(busy).toHaveLength(4);
     // Same host, another endpoint: its first goes, nothing more.
     expect(startAll('e2')).toHaveLength(1);
     // Another host has a share of its own (its first and 3 more), untouched by this one's.
-    for (let i = 0; i < 10; i++) for (const ticket of startAll('e3', 'https://other.example.com/')) lanes.finish(ticket, QUICK);
+    widen('e3', 'https://other.example.com/');
     expect(startAll('e3', 'https://other.example.com/')).toHaveLength(4);
     // e1's window would allow 10; the host's share holds it at 4 until an extra ends.
     expect(lanes.tryStart('e1', 'http://hooks.example.com/in')).toBeUndefined();
