@@ -49,16 +49,25 @@ describe.runIf(testBackend() === 'mysql')('webhooks during a rush (MySQL, the wo
     };
     const { guid } = await newTicket(seller, { available_stock: BUYERS * RESERVES_EACH });
 
-    const reservations: string[] = [];
+    const answers: number[] = [];
     await Promise.all(
       Array.from({ length: BUYERS }, async () => {
-        for (let i = 0; i < RESERVES_EACH; i++) {
-          const res = await reserve(seller, guid, { amount: 1 });
-          expect(res.status, res.text).toBe(201);
-          reservations.push(res.body.guid);
-        }
+        for (let i = 0; i < RESERVES_EACH; i++) answers.push((await reserve(seller, guid, { amount: 1 })).status);
       }),
     );
+    // The moves themselves are not under test: on a loaded machine one may time out at the
+    // gateway (504) and still commit. What committed is in the database; each has its event.
+    expect(answers.every((code) => code === 201 || code === 503 || code === 504), answers.join(',')).toBe(true);
+    // A move the gateway gave up on may still be running in the service: read until no more come for a second.
+    const committed = async () => ((await stack.running.ticket.db('reservations').where('ticket_id', guid).select('guid')) as Array<{ guid: string }>).map((row) => row.guid);
+    let reservations = await committed();
+    for (const until = Date.now() + 15_000; Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const again = await committed();
+      if (again.length === reservations.length) break;
+      reservations = again;
+    }
+    expect(reservations.length).toBeGreaterThanOrEqual(answers.filter((code) => code === 201).length);
     await receiver.waitFor((all) => all.length >= reservations.length, 30_000);
 
     // Each once, none missing.
