@@ -33,7 +33,8 @@ function responseSchema(def: FieldDef): Schema {
       schema = GUID;
       break;
     case 'text':
-      schema = { type: 'string', ...formatOf(kind) };
+      // What was stored is answered as it is (a private target's URL too): the format without the request's pattern.
+      schema = kind.format ? { type: 'string', format: kind.format === 'url' ? 'uri' : kind.format } : { type: 'string' };
       break;
     case 'decimal':
       schema = { type: 'number' };

@@ -47,6 +47,13 @@ describe('webhooks management over REST', () => {
     expect((await api(account, 'GET', `/webhooks/${created.body.guid}`)).status).toBe(404);
   });
 
+  it('PUT with an empty body changes nothing (an empty mask: the fields sent, none)', async () => {
+    const created = await api(account, 'POST', '/webhooks', { url: 'https://hooks.example.com/empty', events: ['ticket.created'] });
+    const put = await api(account, 'PUT', `/webhooks/${created.body.guid}`, {});
+    expect(put.status, put.text).toBe(200);
+    expect(put.body).toMatchObject({ url: 'https://hooks.example.com/empty', events: ['ticket.created'], enabled: true });
+  });
+
   it.each([
     'http://localhost:9000/x',
     'http://127.0.0.1/x',
