@@ -49,11 +49,14 @@ export const TIMESTAMP_PATTERN = '^[1-9]\\d{3}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2
 /**
  * An absolute http or https URL of a named host without user name or password
  * (lib/webhooks/targets.ts: urlProblem). A host's last label starts with a letter, so it is
- * never read as an IPv4 address; a port is at most 65535; the rest is made of the characters
- * RFC 3986 leaves unencoded (no percent escapes, no brackets).
+ * never read as an IPv4 address; no label has two hyphens in a row (no "xn--", whose
+ * punycode the URL parser would check); a port is at most 65535; a path, a query and a fragment, in
+ * that order, made of the characters RFC 3986 leaves unencoded (no percent escapes, no brackets).
  */
+const URL_CHARACTER = "-A-Za-z0-9._~:@!$&'()*+,;=";
 export const HTTP_URL_PATTERN =
-  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(?::(?:${integersUpTo('65535').join('|')}))?(?:[/?#][A-Za-z0-9._~:/?#@!$&'()*+,;=-]*)?$`;
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?::(?:${integersUpTo('65535').join('|')}))?` +
+  `(?:/[${URL_CHARACTER}/]*)?(?:\\?[${URL_CHARACTER}/?]*)?(?:#[${URL_CHARACTER}/?]*)?$`;
 
 /** A header value an HTTP client can send: visible ASCII and spaces. */
 export const HEADER_TEXT_PATTERN = '^[\\x20-\\x7e]*$';
