@@ -1,5 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
-import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
+import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
@@ -253,7 +253,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
     },
     '/readyz': {
-      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness: the gateway can serve (both services reachable)', description: '200 when the auth and ticket services answer their gRPC health checks SERVING within 1 s, else 503 naming the one that does not (a readiness probe takes the gateway out of rotation without restarting it).', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness of the gateway process itself', description: '200 while the gateway takes requests, 503 once it has begun to shut down. No backend is asked: while one is down the gateway stays in rotation and answers 503 problem+json with Retry-After itself (a readiness probe takes a draining gateway out of rotation).', ok: { status: 200, schema: 'Readiness' }, errors: [503], public: true },
     },
     ...webhookOperations(),
     '/healthz': {
@@ -375,6 +375,17 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
         ok: { status: 200, schema: 'Reservation' },
         errors: EVENT_ERRORS,
         parameters: [reservationGuid, 'Company'],
+      },
+    },
+    '/reservation/{guid}/barcodes': {
+      get: {
+        tag: 'stock',
+        operationId: 'listReservationBarcodes',
+        summary: 'Every barcode of a reservation, in issue order',
+        description: `Page by page with limit and cursor, or the whole list without them. The reservation object carries at most its first ${MAX_UNITS_PER_ORDER}; only one sold before that limit holds more.`,
+        ok: { status: 200, schema: 'Barcode', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [reservationGuid, 'Company', 'limit', 'cursor'],
       },
     },
     '/reservation/{guid}/pending': {
@@ -508,13 +519,13 @@ function successResponse(ok: Operation['ok'], limited: boolean): Schema {
   return { description, ...withHeaders, content: { [ok.contentType ?? 'application/json']: { schema } } };
 }
 
-/** `limited`: the path is rate limited (every path but the health check's). */
-function build(operation: Operation, limited: boolean): Schema {
+/** `limited`: the path is rate limited (every path but the health check's); `readsBody`: the gateway reads a body of this method (POST, PUT, PATCH), even where the operation takes none. */
+function build(operation: Operation, limited: boolean, readsBody: boolean): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok, limited) };
   if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag, ...RATE_LIMIT_HEADERS } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
-  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : []), ...(limited ? [429] : [])];
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body || readsBody ? [413, 415] : []), ...(limited ? [429] : [])];
   for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
@@ -571,7 +582,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
   /** Bodies an operation lets be left out altogether (the stock moves). */
   const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path))]));
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path), ['post', 'put', 'patch'].includes(method))]));
     for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(

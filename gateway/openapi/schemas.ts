@@ -199,6 +199,7 @@ const namedBody = (description: string, example: string): Schema => ({
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+  remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
 
 /**
@@ -332,10 +333,16 @@ export function componentSchemas(): Record<string, Schema> {
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    Barcode: { type: 'string', description: 'A barcode issued by a confirmation.' },
     Liveness: {
       type: 'object',
       required: ['status'],
       properties: { status: { type: 'string', enum: ['ok'], description: 'ok: the gateway process answers.' } },
+    },
+    Readiness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok', 'draining'] } },
     },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),

@@ -12,6 +12,7 @@ import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
 import { problemFromGrpc, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
+import { noteRefusal } from '../request-log.js';
 
 /** The token endpoints' RFC 6749 parameters: text, whatever was sent (a number as its digits). */
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
@@ -114,7 +115,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
     res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     if (!str(body.token)) {
-      res.status(400).json({ error: 'invalid_request', error_description: 'token is required.' });
+      sendOAuthRequestError(res, { status: 400, detail: 'token is required.' });
       return;
     }
     try {
@@ -157,16 +158,17 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  */
 export function sendOAuthRequestError(res: Response, problem: Problem): void {
   const answer = oauthRequestError(problem);
+  noteRefusal(res, `${answer.error}: ${problem.detail}`);
   res.set(NO_STORE).status(answer.status).type('application/json').send(answer.body);
 }
 
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-export function oauthRequestError(problem: Problem): { status: number; body: string } {
+export function oauthRequestError(problem: Problem): { status: number; error: string; body: string } {
   // RFC 6749 5.2: a request the endpoint cannot use is 400 invalid_request, whatever the REST answer would be.
   // A request refused by the API's rate limit (429) is temporarily_unavailable, as the endpoint's own limits answer.
   const error = problem.status === 429 ? 'temporarily_unavailable' : 'invalid_request';
-  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, body: JSON.stringify({ error, error_description: problem.detail }) };
+  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, error, body: JSON.stringify({ error, error_description: problem.detail }) };
 }
 
 /** Whether a request goes to a token endpoint (POST only), which answers in RFC 6749 form. */
@@ -181,8 +183,10 @@ function sendOAuthError(res: Response, err: unknown): void {
   const details = readErrorDetails(err);
   const { status, detail } = problemFromGrpc(err);
   if (status >= 500) {
+    const description = 'The authorization server is unavailable; try again shortly.';
     res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
-    res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
+    noteRefusal(res, `temporarily_unavailable: ${description}`);
+    res.json({ error: 'temporarily_unavailable', error_description: description });
     return;
   }
   const error = details.reason ?? (status === 401 ? 'invalid_client' : 'invalid_request');
@@ -190,5 +194,6 @@ function sendOAuthError(res: Response, err: unknown): void {
   // invalid_client: the client authenticates with HTTP Basic (or in the body), never with a bearer token.
   if (httpStatus === 401) res.set('WWW-Authenticate', 'Basic realm="ticketing"');
   if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
+  noteRefusal(res, `${error}: ${detail}`);
   res.status(httpStatus).json({ error, error_description: detail });
 }

@@ -1,4 +1,5 @@
 import type { FieldDef, FieldRole, Resource, ValuesOf } from './kinds.js';
+import { MAX_UNITS_PER_ORDER } from './reservation.js';
 
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
@@ -35,7 +36,14 @@ export const TICKET_FIELDS = {
   available_until: { kind: TIMESTAMP, nullable: true, role: 'writable', example: '2027-07-01T19:00:00+02:00', description: 'End of the sale window (exclusive); null: open.' },
   availability_margin: { kind: COUNT, nullable: false, role: 'writable', default: 0, inCreationResponse: 4, description: 'Stock held back: sold out this many early.' },
   min_orderable_amount_per_order: { kind: COUNT, nullable: false, role: 'writable', default: 1, inCreationResponse: 2, description: 'Fewest per order.' },
-  max_orderable_amount_per_order: { kind: COUNT, nullable: false, role: 'writable', default: 20, inCreationResponse: 3, description: 'Most per order.' },
+  max_orderable_amount_per_order: {
+    kind: { ...COUNT, max: MAX_UNITS_PER_ORDER },
+    nullable: false,
+    role: 'writable',
+    default: 20,
+    inCreationResponse: 3,
+    description: `Most per order (at most ${MAX_UNITS_PER_ORDER}).`,
+  },
   percentage_service_costs_in_ticket: { kind: PERCENTAGE, nullable: false, role: 'writable', default: '0', inCreationResponse: 5, description: 'Share of the service costs included in the price, in percent.' },
   seats_category_key: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', example: 'Balcony', description: 'Seating chart category of seated tickets.' },
   available_in_cashr: { kind: BOOLEAN, nullable: false, role: 'writable', default: false, description: 'Sold at the box office too.' },
@@ -86,8 +94,12 @@ export function ticketStatus(ticket: StatusInputs, now: Date): TicketStatus {
   if (ticket.status_overrule !== 'auto') return ticket.status_overrule;
   if (ticket.available_from && now.getTime() < ticket.available_from.getTime()) return 'not_yet_available';
   if (ticket.available_until && now.getTime() >= ticket.available_until.getTime()) return 'no_longer_available';
-  const taken = ticket.sold_count + ticket.reserved_count + ticket.pending_count + ticket.availability_margin;
-  return taken >= ticket.available_stock ? 'sold_out' : 'available';
+  return remainingStock(ticket) === 0 ? 'sold_out' : 'available';
+}
+
+/** What can still be reserved (docs/ticket-api.md): available_stock - availability_margin - sold - reserved - pending, never below 0. */
+export function remainingStock(ticket: Pick<StatusInputs, 'available_stock' | 'availability_margin' | 'sold_count' | 'reserved_count' | 'pending_count'>): number {
+  return Math.max(0, ticket.available_stock - ticket.availability_margin - ticket.sold_count - ticket.reserved_count - ticket.pending_count);
 }
 
 /** Whether open reservations hold some of the ticket's stock (reserved or pending): then a delete is refused and a read settles expiries first. */

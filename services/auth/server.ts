@@ -16,7 +16,7 @@ import { authRpcHandlers } from './rpc.js';
 import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
 import { AuthStore } from './store/auth-store.js';
 import { authMigrations } from './store/migrations.js';
-import { migrateLatest } from '../../lib/migrate-latest.js';
+import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningAuthService {
   port: number;
@@ -59,7 +59,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
-  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR);
+  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR, logger);
   const tokens = new AccessTokens(
     secret,
     config.AUTH_JWT_ISSUER,
@@ -67,7 +67,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
   const limits = new TokenRateLimits(
-    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS, ipv6PrefixLength: config.RATE_LIMIT_IPV6_PREFIX_LENGTH },
     store,
     secret,
     options.rateLimitStore,
@@ -77,13 +77,14 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     signupEnabled: config.SIGNUP_ENABLED,
     whitelabelId,
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    tokenPath: `${config.AUTH_PATH_PREFIX}/tokens`,
   }, revocations);
   return { service, store, cache, revocations };
 }
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
   const db = openAuthDatabase(config, logger);
-  await migrateLatest(db);
+  await migrateAndReport(db, 'auth', logger);
   // Shared by every auth replica on the same Redis; the admin CLI (no token requests) counts nothing there.
   const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
   const { service, store, cache, revocations } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {
@@ -109,6 +110,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
+    portSetting: 'AUTH_GRPC_PORT',
     services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }) }],
     logger,
     isReady: () => store.ping().then(() => true),

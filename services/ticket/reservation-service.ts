@@ -4,6 +4,8 @@ import {
   ReserveTicketRequest,
   Reservation,
   type ConfirmReservationRequest,
+  type ListReservationBarcodesRequest,
+  type ListReservationBarcodesResponse,
   type ListReservationsRequest,
   type ListReservationsResponse,
   type MarkReservationPendingRequest,
@@ -12,11 +14,11 @@ import {
   type ScanBarcodeRequest,
 } from '../../lib/gen/ticketing/v1/reservation.js';
 import { fromMessageField } from '../../lib/fields/messages.js';
-import { isDue, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
-import { ticketStatus } from '../../lib/fields/ticket.js';
+import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
+import { remainingStock, ticketStatus } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
-import { stockConflict } from '../../lib/stock-conflicts.js';
+import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
 import type { AuthenticatedCaller } from './auth-check.js';
@@ -34,6 +36,13 @@ import { recordChange } from './store/outbox-store.js';
 
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
 
+/**
+ * The most barcodes one page of a reservation list carries (each reservation counted at its
+ * most): about 170 KB of generated codes, 660 KB of the longest predefined ones, far below
+ * the 4 MiB a gRPC message may have (docs/stock-moves.md "Bounded messages").
+ */
+const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
+
 /** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
 const BARCODE_ATTEMPTS = 3;
 
@@ -41,7 +50,7 @@ const BARCODE_ATTEMPTS = 3;
 function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
   const computed = ticketStatus(ticket, now);
   if (computed === 'available') return;
-  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw stockConflict('insufficient_stock');
+  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw insufficientStock(remainingStock(ticket));
   throw stockConflict('not_on_sale');
 }
 
@@ -88,9 +97,9 @@ export class ReservationService {
         refuseUnlessOnSale(locked, now);
         const amountViolations = checkAmount(request.amount, locked);
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
-        if (!(await this.store.take(trx, locked, request.amount))) throw stockConflict('insufficient_stock');
+        if (!(await this.store.take(trx, locked, request.amount))) throw insufficientStock(remainingStock(locked));
         await this.store.insert(trx, record);
-        await recordChange(trx, reservationChange(record, true), now);
+        await recordChange(trx, reservationChange(record, true));
       };
       return { result: reservationMessage(record), write };
     };
@@ -117,12 +126,21 @@ export class ReservationService {
     const listKey = reservationListKey(ticket.guid, state ?? '');
     const after = decodePageToken(request.page_token, listKey);
     await this.settleDue([ticket.guid]);
-    const rows = await this.store.list(ticket.guid, state, after, size + 1);
-    const page = rows.slice(0, size);
+    const { reservations, more } = await this.store.list(ticket.guid, state, after, size, BARCODES_PER_PAGE);
     return {
-      reservations: page.map(reservationMessage),
-      next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '',
+      reservations: reservations.map(reservationMessage),
+      next_page_token: more ? encodePageToken(listKey, reservations[reservations.length - 1]!.id) : '',
     };
+  }
+
+  /** Every barcode of a reservation, page by page (its read carries at most MAX_UNITS_PER_ORDER). */
+  async listBarcodes(caller: AuthenticatedCaller, request: ListReservationBarcodesRequest): Promise<ListReservationBarcodesResponse> {
+    const reservation = await this.findReservation(caller, request.guid);
+    const size = pageSize(request.page_size);
+    const listKey = `barcodes:${reservation.guid}`;
+    const rows = await this.store.barcodesOf(reservation.guid, decodePageToken(request.page_token, listKey), size + 1);
+    const page = rows.slice(0, size);
+    return { barcodes: page.map((row) => row.barcode), next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '' };
   }
 
   /**
@@ -144,7 +162,7 @@ export class ReservationService {
         await this.store.expireDue(trx, ticket, now);
         await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
         const moved = (await this.store.find(scope, found.guid, trx))!;
-        await recordChange(trx, reservationChange(moved), now);
+        await recordChange(trx, reservationChange(moved));
         return reservationMessage(moved);
       }),
     );
@@ -198,8 +216,9 @@ export class ReservationService {
     const { violations } = checkMoveField('barcode', SCAN_REQUEST_FIELDS.barcode, request.barcode);
     if (violations.length) throw RpcError.invalidArgument(violations);
     const eventGuid = storedGuid(request.event_id);
-    const found = eventGuid ? await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode) : undefined;
-    if (!found || !eventGuid) throw notFound('Barcode', request.barcode);
+    if (!eventGuid) throw notFound('Event', request.event_id);
+    const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
+    if (!found) throw notFound('Barcode', request.barcode);
     return retryingDeadlocks(() =>
       this.store.transaction(async (trx) => {
         const now = new Date();
@@ -211,7 +230,7 @@ export class ReservationService {
           throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
         }
         const scan = { ...found, scanned_at: now };
-        await recordChange(trx, scanChange(ticket.company_id, scan), now);
+        await recordChange(trx, scanChange(ticket.company_id, scan));
         return scanMessage(scan);
       }),
     );

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from '../../lib/db.js';
-import { defaultsOf } from '../../lib/fields/kinds.js';
+import { defaultsOf, fieldsWithRole } from '../../lib/fields/kinds.js';
 import { toMessageFields } from '../../lib/fields/messages.js';
 import { ALL_EVENTS, DELIVERY_FIELDS, WEBHOOK, WEBHOOK_EVENT_TYPES, WEBHOOK_FIELDS } from '../../lib/fields/webhook.js';
 import {
@@ -122,10 +122,20 @@ export class WebhookService {
 
   async update(caller: AuthenticatedCaller, request: UpdateWebhookRequest, validateOnly: boolean): Promise<Webhook> {
     const webhook = { ...(request.webhook ?? Webhook.fromPartial({})), secret: '' };
+    // An empty mask means the fields set; an empty repeated field is not set (AIP-134).
+    const mask = request.update_mask?.length
+      ? request.update_mask
+      : fieldsWithRole(WEBHOOK_FIELDS, 'writable').filter((field) => {
+          const value = (webhook as Record<string, unknown>)[field];
+          return value !== undefined && !(Array.isArray(value) && value.length === 0);
+        });
     return retryWrite('webhook', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('webhook', request.etag, () => ({ etag: webhookEtag(current), version: current.version }));
-      const { changes, violations } = checkChanges(WEBHOOK, webhook, request.update_mask, current);
+      // Nothing sent (`{}` over REST): nothing to check or change. checkChanges would read an
+      // empty mask as "the fields set" again, and the empty `events` list as one of them.
+      if (mask.length === 0) return webhookMessage(current);
+      const { changes, violations } = checkChanges(WEBHOOK, webhook, mask, current);
       violations.push(...(await this.targetViolations(changes)));
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (changes.events) changes.events = [...new Set(changes.events)];
@@ -145,7 +155,7 @@ export class WebhookService {
 
   async sendTest(caller: AuthenticatedCaller, guid: string): Promise<SendTestEventResponse> {
     const endpoint = await this.find(caller, guid);
-    return { event_id: await this.store.queueTest(endpoint, new Date()) };
+    return { event_id: await this.store.queueTest(endpoint) };
   }
 
   async deliveries(caller: AuthenticatedCaller, request: ListDeliveriesRequest): Promise<ListDeliveriesResponse> {

@@ -93,9 +93,7 @@ interface ClassifiedMask<T extends FieldTable> {
 function classifyMask<T extends FieldTable>(resource: Resource<T>, paths: readonly string[] | undefined, message: object): ClassifiedMask<T> {
   const table = resource.fields;
   if (!paths || paths.length === 0) {
-    // Without a mask, the fields set change; an empty repeated field is not set (AIP-134).
-    const isSet = (value: unknown) => value !== undefined && !(Array.isArray(value) && value.length === 0);
-    return { writable: fieldsWithRole(table, 'writable').filter((field) => isSet(sent(message, field))), serverManaged: [], unknown: [] };
+    return { writable: fieldsWithRole(table, 'writable').filter((field) => sent(message, field) !== undefined), serverManaged: [], unknown: [] };
   }
   const result: ClassifiedMask<T> = { writable: [], serverManaged: [], unknown: [] };
   for (const path of new Set(paths)) {
