@@ -342,7 +342,7 @@ export function componentSchemas(): Record<string, Schema> {
     Readiness: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['ok', 'draining'] } },
+      properties: { status: { type: 'string', enum: ['ok', 'draining'], description: 'ok: the gateway takes requests; draining: it is shutting down (503), send them elsewhere.' } },
     },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),
