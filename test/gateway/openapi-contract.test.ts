@@ -32,7 +32,10 @@ const TIME_LIMIT_MS = Number(process.env.CONTRACT_TIME_LIMIT_MS ?? 800);
  */
 const RULES_IN_WORDS: Record<string, Record<string, string>> = {
   // Every paged list.
-  '*': { cursor: 'opaque: only the cursor of a Link rel="next" of the same list is one' },
+  '*': {
+    cursor: 'opaque: only the cursor of a Link rel="next" of the same list is one',
+    'Idempotency-Key': 'a key names one request: the same key again with another body is refused (its description; generated keys collide)',
+  },
   createTicket: {
     min_orderable_amount_per_order: 'not above max_orderable_amount_per_order (an order rule between two fields)',
     max_orderable_amount_per_order: 'not below min_orderable_amount_per_order',
