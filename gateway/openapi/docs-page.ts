@@ -8,7 +8,8 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
 /**
  * GET /docs: Swagger UI from the swagger-ui-dist package (served here, no CDN), reading the
  * OpenAPI document. Every URL is relative to the page, so it works behind a path prefix;
- * Authorize gets a token through the document's OAuth2 flows and is kept across reloads.
+ * Authorize gets a token through the document's OAuth2 flows and is kept across reloads;
+ * deep links (`#/tag/operationId`) open their operation.
  */
 /**
  * persistAuthorization stores Swagger UI's whole auth state in local storage, the password
@@ -24,6 +25,17 @@ Storage.prototype.setItem = function (key, value) {
   return setItem.call(this, key, value);
 };
 window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true, deepLinking: true });
+// A deep link (#/tag/operationId, the description's steps) opens its operation when followed on the page too, not only
+// when the page loads with one; Swagger UI opens every link of a description in a new tab, so a click on one is taken here.
+const openDeepLink = (hash) => window.ui.layoutActions.parseDeepLinkHash(hash);
+window.addEventListener('hashchange', () => openDeepLink(window.location.hash));
+document.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a[href^="#/"]') : null;
+  if (!link) return;
+  event.preventDefault();
+  history.pushState(null, '', link.getAttribute('href'));
+  openDeepLink(link.getAttribute('href'));
+});
 `;
 
 export function docsPage(): Router {

@@ -5,7 +5,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
 import { WEBHOOK } from '../../lib/fields/webhook.js';
 import { IDEMPOTENCY_KEY } from '../../lib/ids.js';
-import { COMPANY_HEADER_PATTERN } from './patterns.js';
+import { COMPANY_HEADER_PATTERN, HEADER_TEXT_PATTERN } from './patterns.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 import { startHere } from './start-here.js';
 
@@ -428,12 +428,12 @@ const PARAMETERS: Record<string, Schema> = {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
     description: 'Any unique string (1 to 255 visible ASCII characters): a retry with the same key and body returns the first response and creates nothing; kept 24 hours.',
   },
-  'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
+  'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string', pattern: HEADER_TEXT_PATTERN }, description: 'An ETag from a read; a stale one gives 412.' },
   'If-None-Match': {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: HEADER_TEXT_PATTERN },
     description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
   },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },

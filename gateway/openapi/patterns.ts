@@ -49,14 +49,21 @@ export const TIMESTAMP_PATTERN = '^[1-9]\\d{3}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2
 /**
  * An absolute http or https URL of a named host without user name or password
  * (lib/webhooks/targets.ts: urlProblem). A host's last label starts with a letter, so it is
- * never read as an IPv4 address; a port is at most 65535.
+ * never read as an IPv4 address; no label has two hyphens in a row (no "xn--", whose
+ * punycode the URL parser would check); a port is at most 65535; a path, a query and a fragment, in
+ * that order, made of the characters RFC 3986 leaves unencoded (no percent escapes, no brackets).
  */
+const URL_CHARACTER = "-A-Za-z0-9._~:@!$&'()*+,;=";
 export const HTTP_URL_PATTERN =
-  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(?::(?:${integersUpTo('65535').join('|')}))?(?:[/?#][\\x21-\\x7e]*)?$`;
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?::(?:${integersUpTo('65535').join('|')}))?` +
+  `(?:/[${URL_CHARACTER}/]*)?(?:\\?[${URL_CHARACTER}/?]*)?(?:#[${URL_CHARACTER}/?]*)?$`;
 
-/** The Company header: comma-separated company GUIDs or * (lib/effective-companies.ts). */
+/** A header value an HTTP client can send: visible ASCII and spaces. */
+export const HEADER_TEXT_PATTERN = '^[\\x20-\\x7e]*$';
+
+/** The Company header: comma-separated company GUIDs or * (lib/effective-companies.ts), spaces around them (no tabs: gateway/request-context.ts). */
 const COMPANY_ITEM = `(?:\\*|${GUID_PATTERN})`;
-export const COMPANY_HEADER_PATTERN = `^[ \\t]*${COMPANY_ITEM}(?:[ \\t]*,[ \\t]*${COMPANY_ITEM})*[ \\t]*$`;
+export const COMPANY_HEADER_PATTERN = `^ *${COMPANY_ITEM}(?: *, *${COMPANY_ITEM})* *$`;
 
 /** At least one character that is not white space ("not blank": the services trim, then check). */
 export const NOT_BLANK_PATTERN = '\\S';

@@ -33,7 +33,8 @@ function responseSchema(def: FieldDef): Schema {
       schema = GUID;
       break;
     case 'text':
-      schema = { type: 'string', ...formatOf(kind) };
+      // What was stored is answered as it is (a private target's URL too): the format without the request's pattern.
+      schema = kind.format ? { type: 'string', format: kind.format === 'url' ? 'uri' : kind.format } : { type: 'string' };
       break;
     case 'decimal':
       schema = { type: 'number' };
@@ -341,7 +342,7 @@ export function componentSchemas(): Record<string, Schema> {
     Readiness: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['ok', 'draining'] } },
+      properties: { status: { type: 'string', enum: ['ok', 'draining'], description: 'ok: the gateway takes requests; draining: it is shutting down (503), send them elsewhere.' } },
     },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),

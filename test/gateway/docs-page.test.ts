@@ -1,8 +1,10 @@
 /**
- * The docs page in a real browser (issue 13 item 3): Debian's chromium driven by
- * playwright-core. The page renders from its local assets, logs in through the OAuth2
+ * The docs page in a real browser (issue 13 item 3, issue 20 item 4): Debian's chromium driven
+ * by playwright-core. The page renders from its local assets, logs in through the OAuth2
  * password flow of the document (Authorize gets the token itself), keeps the login across a
- * reload, and "Try it out" on GET /event answers 200, all behind a reverse proxy that serves
+ * reload, and "Try it out" on GET /event answers 200; a newcomer's "start here" steps (sign
+ * up, Authorize, create an event, a ticket, reserve, confirm) succeed with the pre-filled
+ * bodies, reached through the description's links; all behind a reverse proxy that serves
  * the API under a path prefix (every URL of the page and the document is relative). The page and the document are the same
  * on both backends, so the mysql project skips this file; without /usr/bin/chromium
  * (`apt-get install -y chromium`, which .ci/run does) it is skipped with that message.
@@ -69,6 +71,72 @@ describe.skipIf(testBackend() === 'mysql' || !hasChromium)('the /docs page in ch
     await stack?.stop();
   });
 
+  /** Logs in with the password flow of Authorize, as a person would. */
+  const authorize = async (on: Page, email: string, password: string) => {
+    await on.locator('.auth-wrapper .authorize').click();
+    const flow = on.locator('.auth-container').filter({ has: on.locator('#oauth_username') });
+    await flow.locator('#oauth_username').fill(email);
+    await flow.locator('#oauth_password').fill(password);
+    const [token] = await Promise.all([on.waitForResponse((r) => new URL(r.url()).pathname === '/api/auth/tokens'), flow.locator('button.authorize').click()]);
+    expect(token.status(), await token.text()).toBe(200);
+    // Logged in: the flow's form gives way to its Logout button.
+    await on.locator('.dialog-ux button', { hasText: 'Logout' }).first().waitFor();
+    await on.locator('.dialog-ux .close-modal').first().click();
+  };
+
+  /**
+   * One start-here step: its link in the description opens the operation (the page's deep
+   * link), Try it out, the path parameters filled in, the pre-filled body left as it is,
+   * Execute; the API's answer.
+   */
+  const step = async (on: Page, link: string, pathParameters: Record<string, string> = {}) => {
+    await on.locator(`.info .description a[href="${link}"]`).click();
+    const [, tag, operationId] = link.split('/');
+    const operation = on.locator(`#operations-${tag}-${operationId}`);
+    await operation.locator('.try-out__btn').click();
+    for (const [name, value] of Object.entries(pathParameters)) await operation.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    const [response] = await Promise.all([
+      on.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.startsWith('/api/') && !r.url().endsWith('/openapi.json')),
+      operation.locator('.execute').click(),
+    ]);
+    return { status: response.status(), body: (await response.json()) as Record<string, any>, sent: response.request().postData() ?? '' };
+  };
+
+  it('runs the start-here steps with the pre-filled bodies: sign up, Authorize, an event, a ticket, reserve, confirm', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as any;
+    const example = document.paths['/auth/users'].post.requestBody.content['application/json'].example;
+    // A fresh browser context: nobody logged in yet.
+    const context = await browser.newContext();
+    try {
+      const newcomer = await context.newPage();
+      newcomer.setDefaultTimeout(20_000);
+      await newcomer.goto(`${proxy.url}/docs`);
+      await newcomer.locator('.info .description a[href="#/auth/signUp"]').waitFor();
+      const answers: string[] = [];
+      const expect2xx = (what: string, answer: { status: number; body: unknown; sent: string }) => {
+        answers.push(`${what} ${answer.status}`);
+        expect(answer.status, `${what}: sent ${answer.sent}, got ${JSON.stringify(answer.body)}`).toBeGreaterThanOrEqual(200);
+        expect(answer.status, `${what}: sent ${answer.sent}, got ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+      };
+      const signUp = await step(newcomer, '#/auth/signUp');
+      expect2xx('sign up', signUp);
+      expect(JSON.parse(signUp.sent)).toEqual(example);
+      await authorize(newcomer, example.email, example.password);
+      const event = await step(newcomer, '#/events/createEvent');
+      expect2xx('create an event', event);
+      const ticket = await step(newcomer, '#/tickets/createTicket', { eventGuid: event.body.guid });
+      expect2xx('create a ticket', ticket);
+      const reservation = await step(newcomer, '#/stock/reserveTicket', { guid: ticket.body.guid });
+      expect2xx('reserve', reservation);
+      const confirmed = await step(newcomer, '#/stock/confirmReservation', { guid: reservation.body.guid });
+      expect2xx('confirm', confirmed);
+      expect(confirmed.body.state).toBe('confirmed');
+      expect(answers).toHaveLength(5);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
   /** The live GET /event the page makes when "Execute" is clicked. */
   const executeListEvents = async () => {
     const listEvents = page.locator('#operations-events-listEvents');
@@ -90,18 +158,7 @@ describe.skipIf(testBackend() === 'mysql' || !hasChromium)('the /docs page in ch
     expect(new URL(page.url()).pathname).toBe('/api/docs');
     await expect.poll(() => page.locator('.swagger-ui .info .title').textContent()).toContain('Ticketing API');
 
-    await page.locator('.auth-wrapper .authorize').click();
-    const password = page.locator('.auth-container').filter({ has: page.locator('#oauth_username') });
-    await password.locator('#oauth_username').fill(account.email);
-    await password.locator('#oauth_password').fill(account.password);
-    const [token] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/api/auth/tokens'),
-      password.locator('button.authorize').click(),
-    ]);
-    expect(token.status(), await token.text()).toBe(200);
-    // Logged in: the flow's form gives way to its Logout button.
-    await page.locator('.dialog-ux button', { hasText: 'Logout' }).first().waitFor();
-    await page.locator('.dialog-ux .close-modal').first().click();
+    await authorize(page, account.email, account.password);
 
     const response = await executeListEvents();
     expect(response.status()).toBe(200);
