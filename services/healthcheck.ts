@@ -58,7 +58,7 @@ if (target === 'webhooks') {
   answer = await httpStatus(`http://${reachableHost(proxy)}:${proxy.PORT}/readyz`);
   healthy = answer === '200';
 } else {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('healthcheck');
   const host = reachableHost(config);
   if (target === 'gateway') {
     answer = await httpStatus(`http://${host}:${config.PORT}/healthz`);

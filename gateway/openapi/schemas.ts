@@ -230,6 +230,29 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['token'],
       properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } },
     },
+    JwkSet: {
+      type: 'object',
+      description: 'A JWK Set (RFC 7517): EC P-256 public keys for ES256.',
+      required: ['keys'],
+      properties: {
+        keys: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['kid', 'kty', 'crv', 'x', 'y', 'alg', 'use'],
+            properties: {
+              kid: { type: 'string', description: 'The RFC 7638 thumbprint of the key: the kid of the tokens it signs.' },
+              kty: { type: 'string', enum: ['EC'] },
+              crv: { type: 'string', enum: ['P-256'] },
+              x: { type: 'string' },
+              y: { type: 'string' },
+              alg: { type: 'string', enum: ['ES256'] },
+              use: { type: 'string', enum: ['sig'] },
+            },
+          },
+        },
+      },
+    },
     OAuthError: {
       type: 'object',
       required: ['error'],
