@@ -106,7 +106,7 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
         const metricsPort = await freePort();
         const env = {
           ...composeEnvironment(part),
-          ...resources.local,
+          ...resources.localFor(part),
           LOG_LEVEL: 'warn',
           PORT: String(port),
           AUTH_GRPC_PORT: String(part === 'auth' ? port : authPorts[0]),
