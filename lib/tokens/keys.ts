@@ -1,3 +1,4 @@
+import type { SigningKey } from '../gen/auth/v1/auth.js';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 
 /**
@@ -8,16 +9,8 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 export const TOKEN_ALGORITHM = 'ES256' as const;
 const CURVE = 'prime256v1';
 
-/** A public key as published: the JWK members of an EC key, its key id, its use and algorithm. */
-export interface PublicJwk {
-  kid: string;
-  kty: string;
-  crv: string;
-  x: string;
-  y: string;
-  alg: string;
-  use: string;
-}
+/** A public key as published: the JWK members of an EC key, its key id, use and algorithm (proto auth.v1 SigningKey). */
+export type PublicJwk = SigningKey;
 
 /** Thrown for a key that is not an EC P-256 key in PEM or base64 DER; says which, never the key. */
 export class KeyFormatError extends Error {}
