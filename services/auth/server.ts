@@ -85,7 +85,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
 }
 
 /** AUTH_SIGNING_KEY (with AUTH_ACCEPTED_KEYS), or outside production a key pair generated once into DATA_DIR. */
-export function signingKeysOf(config: Config): SigningKeys {
+function signingKeysOf(config: Config): SigningKeys {
   const signingKey = configuredOrKept(config.AUTH_SIGNING_KEY, { name: 'AUTH_SIGNING_KEY', file: 'dev-signing-key', generate: generatePrivateKey }, config);
   return new SigningKeys(signingKey, config.AUTH_ACCEPTED_KEYS);
 }
