@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { generatePrivateKey } from '../lib/tokens/keys.js';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { configuredOrKept } from '../lib/secrets.js';
+import { generatePrivateKey, parsePrivateKey } from '../lib/tokens/keys.js';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -72,6 +76,21 @@ describe('configuration', () => {
         expect((err as Error).message).toMatch(message);
         expect((err as Error).message).not.toContain(value.slice(0, 20));
       }
+    }
+  });
+
+  it('outside production a development key is generated once into DATA_DIR (mode 0600) and kept; production generates nothing', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-keys-'));
+    try {
+      const secret = { name: 'AUTH_SIGNING_KEY', file: 'dev-signing-key', generate: generatePrivateKey };
+      const first = configuredOrKept(undefined, secret, { DATA_DIR: dataDir, NODE_ENV: 'development' });
+      expect(parsePrivateKey(first).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+      expect(statSync(path.join(dataDir, 'dev-signing-key')).mode & 0o777).toBe(0o600);
+      expect(configuredOrKept(undefined, secret, { DATA_DIR: dataDir, NODE_ENV: 'development' }), 'kept across restarts').toBe(first);
+      expect(configuredOrKept('given', secret, { DATA_DIR: dataDir, NODE_ENV: 'production' })).toBe('given');
+      expect(() => configuredOrKept(undefined, secret, { DATA_DIR: dataDir, NODE_ENV: 'production' })).toThrow(/AUTH_SIGNING_KEY: required when NODE_ENV=production/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
