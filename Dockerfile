@@ -7,7 +7,7 @@
 # Node.js 24 (LTS), held at 24.18: better-sqlite3 12 built for Node 24.19 or later aborts the process
 # when the garbage collector frees a statement outside JavaScript ("Assertion failed: (env) !=
 # nullptr" in RemoveEnvironmentCleanupHook; WiseLibs/better-sqlite3#1515). better-sqlite3 13 does
-# not, but needs Node 22+, and the tests still run on Node 20 (README, "Test it"). node:24.18 and
+# not, but needs Node 22+, and the tests still run on Node 20 (docs/testing.md, "Running the tests"). node:24.18 and
 # node:24.18-slim are the same Debian release, so the native module built in the first stage runs in the last one.
 
 # 1. Every dependency, installed (and better-sqlite3 compiled) once for the stages below.
@@ -33,6 +33,19 @@ RUN npm prune --omit=dev --no-audit --no-fund && npm ls --omit=dev >/dev/null &&
 
 # 4. Runtime: slim, no compiler, no dev dependencies, not root.
 FROM node:24.18-slim AS runtime
+# OCI image annotations (https://github.com/opencontainers/image-spec/blob/main/annotations.md).
+# VERSION follows package.json (test/ops/compose.test.ts); a release build passes the commit and the
+# time: docker build --build-arg REVISION=$(git rev-parse HEAD) --build-arg CREATED=$(date -u +%FT%TZ)
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="ticketing" \
+      org.opencontainers.image.description="Self-hostable ticketing API: an HTTP gateway, gRPC auth and ticket services, a webhook worker (the command chooses which)" \
+      org.opencontainers.image.version="$VERSION" \
+      org.opencontainers.image.revision="$REVISION" \
+      org.opencontainers.image.created="$CREATED" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="node:24.18-slim"
 ENV NODE_ENV=production
 WORKDIR /app
 # Fills in the secrets docker compose generated (deploy/compose/secrets.sh); without them it only runs the command.

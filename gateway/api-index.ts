@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { methodNotAllowed } from './request-input.js';
 
 /**
  * GET /: where a newcomer (or a script) goes next. Absolute paths on this host, so the links
@@ -17,5 +18,6 @@ export function apiIndex(authPrefix: string): Router {
   router.get('/', (_req, res) => {
     res.json(index);
   });
+  router.all('/', methodNotAllowed(['GET', 'HEAD']));
   return router;
 }

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
-import { httpDuration, httpRequests } from '../lib/metrics.js';
 import { parseBody, refuseBody } from './body.js';
 import { apiIndex } from './api-index.js';
 import { docsPage } from './openapi/docs-page.js';
@@ -14,6 +12,8 @@ import { isServiceError } from '../lib/grpc/errors.js';
 import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
 import { rateLimits } from './rate-limits.js';
+import { requestLog } from './request-log.js';
+import { methodNotAllowed } from './request-input.js';
 import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
@@ -21,32 +21,16 @@ import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** The HTTP gateway: parses HTTP, makes one gRPC call, maps the answer back. No business rules. */
 /** `rateLimitStore`: where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
-export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore) {
+/** isDraining: true once the gateway has begun to shut down (its /readyz then answers 503). */
+export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore, isDraining: () => boolean = () => false) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   app.set('etag', false);
 
-  app.use((req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const stopTimer = httpDuration.startTimer();
-    res.on('finish', () => {
-      // The route pattern, never the raw path, so GUIDs do not explode the label set.
-      const route = req.route ? `${res.locals.routePrefix ?? ''}${String(req.route.path)}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      const seconds = stopTimer(labels);
-      httpRequests.inc(labels);
-      logger.info({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
-    });
-    next();
-  });
+  app.use(requestLog(logger));
 
   // The token endpoints answer every error in RFC 6749 form, unreadable requests included.
   const isTokenRequest = tokenEndpoint(config.AUTH_PATH_PREFIX);
@@ -57,12 +41,16 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   // Before every route, so every answer (a 404 too) carries the RateLimit fields; a refused request's body is never read.
   app.use(rateLimits(config, rateLimitStore, logger, (req, res, problem) => (hasBody(req) ? refuseBody(req, res, () => respondFor(req)(res, problem)) : respondFor(req)(res, problem))));
 
-  app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS));
+  app.use(healthRoutes(clients, config.GRPC_DEADLINE_MS, isDraining));
 
   const document = openApiDocument({ authPrefix: config.AUTH_PATH_PREFIX });
-  app.get('/openapi.json', (_req, res) => {
+  // A router's all() is one route of its own (app.all() would add one per method).
+  const openapi = express.Router();
+  openapi.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
+  openapi.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
+  app.use(openapi);
   app.use(docsPage());
   app.use(apiIndex(config.AUTH_PATH_PREFIX));
 

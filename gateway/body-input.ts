@@ -66,7 +66,11 @@ export async function callWithTypeErrors<Res>(
     serviceViolations = details.fieldViolations;
   }
   const reported = new Set(typeViolations.map((v) => v.field));
-  const errors = [...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))];
-  sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors });
+  sendInvalidFields(res, [...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))]);
   return undefined;
+}
+
+/** The 422 listing every invalid field. */
+export function sendInvalidFields(res: Response, errors: FieldViolation[]): void {
+  sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors });
 }

@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import { isStockConflictCode } from '../lib/stock-conflicts.js';
+import { noteRefusal } from './request-log.js';
 
 export interface Problem {
   status: number;
@@ -31,8 +32,16 @@ export function sendProblem(res: Response, problem: Problem): void {
     res.setHeader('WWW-Authenticate', parts.join(', '));
   }
   if (problem.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
+  noteRefusal(res, problemReason(problem));
   res.status(problem.status).type('application/problem+json');
   res.send(problemJson(problem));
+}
+
+/** A problem in one line for the log: `insufficient_stock: Not enough stock…`, or the detail and each field's error. */
+function problemReason(problem: Problem): string {
+  const code = problem.members?.code;
+  const fields = problem.errors?.map(({ field, description }) => `${field}: ${description}`).join('; ');
+  return `${code ? `${code}: ` : ''}${problem.detail}${fields ? ` (${fields})` : ''}`;
 }
 
 /** The RFC 9457 body of a problem. */
@@ -97,11 +106,16 @@ export function problemFromGrpc(err: ServiceError): Problem {
   // A call whose transport broke (the service died mid-call) is the service being unavailable.
   const code = err.code === GrpcStatus.INTERNAL && isDependencyDown(err) ? GrpcStatus.UNAVAILABLE : err.code;
   const local = details.message === undefined && code !== GrpcStatus.UNAVAILABLE && code !== GrpcStatus.DEADLINE_EXCEEDED;
+  // grpc-js refusing a message over its size limit (or the peer's flow control) is not our bug
+  // to hide behind a 500: the answer could not pass, which is a bad gateway. Every message is
+  // bounded now (docs/stock-moves.md "Bounded messages"), so this is a guard, never a way to answer.
+  const tooLarge = local && code === GrpcStatus.RESOURCE_EXHAUSTED;
   // A refused stock move is a 409 whatever its gRPC code; its reason becomes the `code` member.
   const stockConflict = !local && isStockConflictCode(details.reason);
-  const status = local ? 500 : stockConflict ? 409 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
+  const status = tooLarge ? 502 : local ? 500 : stockConflict ? 409 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
   let detail = details.message || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
+  if (tooLarge) detail = 'The answer was too large to pass through the gateway; read it page by page.';
   if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
   return {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
+import { addressGroup } from '../lib/address-group.js';
 import type { Config } from '../lib/config.js';
 import { bearerTokenOf } from '../lib/grpc/caller.js';
 import type { Logger } from '../lib/logger.js';
@@ -34,7 +35,7 @@ const SUBJECT: Record<PolicyName, string> = { address: 'client address', token: 
  * given by `refuse` (a problem, or an RFC 6749 error on the token endpoint).
  */
 export function rateLimits(
-  config: Pick<Config, 'RATE_LIMIT_PER_ADDRESS' | 'RATE_LIMIT_PER_TOKEN' | 'RATE_LIMIT_WINDOW_SECONDS'>,
+  config: Pick<Config, 'RATE_LIMIT_PER_ADDRESS' | 'RATE_LIMIT_PER_TOKEN' | 'RATE_LIMIT_WINDOW_SECONDS' | 'RATE_LIMIT_IPV6_PREFIX_LENGTH'>,
   store: RateLimitStore | undefined,
   logger: Pick<Logger, 'warn'>,
   refuse: (req: Request, res: Response, problem: Problem) => void,
@@ -42,7 +43,8 @@ export function rateLimits(
   const window = config.RATE_LIMIT_WINDOW_SECONDS;
   const policies: Policy[] = [];
   if (config.RATE_LIMIT_PER_ADDRESS) {
-    policies.push({ name: 'address', counter: new WindowCounter('api-address', config.RATE_LIMIT_PER_ADDRESS, window, store), keyOf: addressKey });
+    const counter = new WindowCounter('api-address', config.RATE_LIMIT_PER_ADDRESS, window, store);
+    policies.push({ name: 'address', counter, keyOf: (req) => addressKey(req, config.RATE_LIMIT_IPV6_PREFIX_LENGTH) });
   }
   if (config.RATE_LIMIT_PER_TOKEN) {
     policies.push({ name: 'token', counter: new WindowCounter('api-token', config.RATE_LIMIT_PER_TOKEN, window, store), keyOf: tokenKey });
@@ -77,10 +79,13 @@ export function rateLimits(
   };
 }
 
-/** The client address as the gateway derives it (TRUST_PROXY); anything but an address is hashed, so no key grows with a header. */
-function addressKey(req: Request): string {
+/**
+ * The client address as the gateway derives it (TRUST_PROXY), an IPv6 one cut to its prefix
+ * (one client holds a whole /64); anything but an address is hashed, so no key grows with a header.
+ */
+function addressKey(req: Request, ipv6PrefixLength: number): string {
   const address = req.ip ?? '';
-  return isIP(address) ? address : `other:${sha256(address)}`;
+  return isIP(address) ? addressGroup(address, ipv6PrefixLength) : `other:${sha256(address)}`;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');

@@ -19,7 +19,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   const clients = createBackendClients(config.authGrpcAddress, config.ticketGrpcAddress);
   // The API's rate limits are shared by every gateway on the same Redis (docs/rate-limits.md).
   const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
-  const app = createApp(config, clients, logger, rateLimitStore);
+  // While draining, /readyz answers 503 and every response closes its connection, so busy
+  // keep-alive clients cannot hold the server open past the requests it already accepted.
+  let closing = false;
+  const app = createApp(config, clients, logger, rateLimitStore, () => closing);
   const server: Server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   }).catch(async (err: unknown) => {
@@ -31,9 +34,6 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => answerUnparsable(err, socket, isTokenRequest));
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60_000;
-  // While draining, every response closes its connection, so busy keep-alive clients
-  // cannot hold the server open past the requests it already accepted.
-  let closing = false;
   const open = new Set<ServerResponse>();
   server.prependListener('request', (_req, res: ServerResponse) => {
     if (closing) res.setHeader('Connection', 'close');

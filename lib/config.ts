@@ -4,7 +4,7 @@ import { KeyFormatError, parsePrivateKey, parsePublicKeys } from './tokens/keys.
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
- * Each process uses the part it needs; the README and .env.example list them for operators.
+ * Each process uses the part it needs; docs/configuration.md and .env.example list them for operators.
  */
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -101,10 +101,9 @@ const schema = z.object({
   RATE_LIMIT_PER_TOKEN: rateLimit(1200),
   RATE_LIMIT_PER_ADDRESS: rateLimit(2400),
   RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUnset, positiveInt.max(86_400).default(60)),
+  // The per-address limit counts an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
+  RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, positiveInt.max(128).default(64)),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
-  // The HTTP round-robin proxy in front of several gateways (services/proxy; docker compose --scale):
-  // host:port[,host:port...], each name re-resolved to every address it has.
-  PROXY_UPSTREAM: z.preprocess(emptyAsUnset, z.string().regex(/^[^\s:,/]+:\d{1,5}(,[^\s:,/]+:\d{1,5})*$/, 'must be host:port[,host:port...]').optional()),
   // After SIGTERM, how long work in flight may take before connections are cut.
   SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
@@ -122,6 +121,10 @@ const schema = z.object({
   WEBHOOK_POLL_INTERVAL_MS: positiveInt.max(60_000).default(250),
   // How long one attempt may take: the DNS lookup, the connection and the answer together.
   WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  // Sends in flight at once to one endpoint, per worker (docs/webhooks.md "Throughput and order"); 1: one at a time, in order.
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt.max(256).default(32),
+  // Sends in flight at once to one host:port, per worker, beyond each endpoint's first (docs/webhooks.md "Isolation").
+  WEBHOOK_CONCURRENCY_PER_HOST: positiveInt.max(4096).default(64),
   // Whether `npm start` (services/stack.ts) runs a delivery worker itself; compose runs its own `webhooks` service.
   WEBHOOK_WORKER_IN_STACK: bool.default(true),
 });
@@ -158,18 +161,6 @@ function shown(name: string, value: string | undefined): string {
 
 function problemsOf(error: z.ZodError, env: NodeJS.ProcessEnv): string[] {
   return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`);
-}
-
-/** The proxy's part of the schema only: it needs no secret, so production does not ask it for one. */
-export type ProxyConfig = Pick<z.infer<typeof schema>, 'LOG_LEVEL' | 'BIND_HOST' | 'PORT' | 'SHUTDOWN_GRACE_MS'> & { PROXY_UPSTREAM: string };
-
-export function loadProxyConfig(env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  const parsed = schema.pick({ LOG_LEVEL: true, BIND_HOST: true, PORT: true, SHUTDOWN_GRACE_MS: true, PROXY_UPSTREAM: true }).safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(problemsOf(parsed.error, env));
-  }
-  if (!parsed.data.PROXY_UPSTREAM) throw new ConfigError(['PROXY_UPSTREAM: required (host:port of the gateways)']);
-  return { ...parsed.data, PROXY_UPSTREAM: parsed.data.PROXY_UPSTREAM };
 }
 
 /** The processes of the image; each is asked only for the settings it uses. */

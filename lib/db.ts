@@ -19,6 +19,8 @@ export function createDatabase(options: {
   sqliteFile: string;
   migrations: Knex.MigratorConfig;
   logger?: Pick<Logger, 'debug' | 'warn'>;
+  /** MySQL connections at most (default MYSQL_POOL_MAX); SQLite always has one. */
+  poolMax?: number;
 }): Knex {
   const log = knexLog(options.logger);
   if (options.url) {
@@ -37,7 +39,7 @@ export function createDatabase(options: {
         charset: 'utf8mb4',
         connectTimeout: 5000,
       },
-      pool: { min: 0, max: MYSQL_POOL_MAX, acquireTimeoutMillis: 5000 },
+      pool: { min: 0, max: options.poolMax ?? MYSQL_POOL_MAX, acquireTimeoutMillis: 5000 },
       acquireConnectionTimeout: 5000,
       migrations: options.migrations,
       log,

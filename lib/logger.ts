@@ -10,10 +10,50 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
-/** Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed. */
-function prettyLines(): (line: string) => string {
-  const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
-  return (line) => prettify(line);
+/** The message of the gateway's one entry per answered request. */
+export const REQUEST_MESSAGE = 'request';
+
+/** The fields of that entry (JSON mode writes them as they are). */
+export interface RequestLogEntry {
+  requestId: string;
+  method: string;
+  /** The route pattern (e.g. `/ticket/:guid`), as the metrics label it. */
+  route: string;
+  /** The path asked for, without its query string. */
+  path: string;
+  status: number;
+  ms: number;
+  /** Why the request was refused (4xx, 5xx): what the client was told, never a secret. */
+  reason?: string;
+}
+
+/** A request entry as a person reads it: `POST /event 422 in 3 ms: The request has invalid fields. (name: must be 1 to 255 characters)`. */
+function requestSummary(entry: RequestLogEntry): string {
+  return `${entry.method} ${entry.path ?? entry.route} ${entry.status} in ${entry.ms} ms${entry.reason ? `: ${entry.reason}` : ''}`;
+}
+
+type Entry = Partial<RequestLogEntry> & { msg?: string; level: number; time: number; name?: string };
+
+/** A JSON log line as an object; undefined for anything else (pino-pretty then shows it as it is). */
+function parsed(line: string): Entry | undefined {
+  try {
+    return JSON.parse(line) as Entry;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Human-readable lines (pino-pretty) from the JSON lines, after they are scrubbed: one line per
+ * entry, its fields inline (an error's stack below it); an answered request is its summary alone.
+ */
+export function prettyLines(): (line: string) => string {
+  const prettify = prettyFactory({ colorize: isColorSupported, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
+  return (line) => {
+    const entry = parsed(line);
+    if (entry?.msg !== REQUEST_MESSAGE || entry.status === undefined) return prettify(line);
+    return prettify(JSON.stringify({ level: entry.level, time: entry.time, name: entry.name, msg: requestSummary(entry as RequestLogEntry) }));
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Knex } from './db.js';
+import type { Logger } from './logger.js';
 
 /** How long a starting process waits for another one's migration run before it gives up. */
 export const MIGRATION_LOCK_WAIT_MS = 60_000;
@@ -65,4 +66,10 @@ async function createTableOnce(db: Knex, name: string, columns: (t: Knex.CreateT
   } catch (err) {
     if (!(await db.schema.hasTable(name))) throw err;
   }
+}
+
+/** migrateLatest, then what it applied said in the log (a service's first start, or its first after an upgrade). */
+export async function migrateAndReport(db: Knex, database: string, logger: Pick<Logger, 'info'>): Promise<void> {
+  const [, applied] = await migrateLatest(db);
+  if (applied.length > 0) logger.info({ database, migrations: applied }, `migrated the ${database} database: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied`);
 }

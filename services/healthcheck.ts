@@ -1,15 +1,13 @@
 /**
  * Container health check, for images without curl:
- *   node dist/services/healthcheck.js auth|ticket|gateway|proxy|webhooks
+ *   node dist/services/healthcheck.js auth|ticket|gateway|webhooks
  * auth / ticket: grpc.health.v1 Check('') on AUTH_GRPC_PORT / TICKET_GRPC_PORT must answer SERVING.
  * gateway: GET /healthz on PORT must answer 200 (it does when both services are SERVING).
- * proxy: GET /readyz through the proxy on PORT must answer 200 (a gateway behind it is ready).
  * webhooks: the delivery worker finished a round (database reachable) within the last 30 s.
  * Exit 0 healthy, 1 unhealthy, 2 usage or configuration error. Reads the same environment as the service.
  */
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
-import { ConfigError, loadProxyConfig } from '../lib/config.js';
 import { loadConfigOrExit, reachableHost } from '../lib/process/entrypoint.js';
 import { lastBeatAgeMs } from './webhooks/heartbeat.js';
 
@@ -36,8 +34,8 @@ async function httpStatus(url: string): Promise<string> {
 }
 
 const target = process.argv[2];
-if (target !== 'auth' && target !== 'ticket' && target !== 'gateway' && target !== 'proxy' && target !== 'webhooks') {
-  console.error('usage: healthcheck auth|ticket|gateway|proxy|webhooks');
+if (target !== 'auth' && target !== 'ticket' && target !== 'gateway' && target !== 'webhooks') {
+  console.error('usage: healthcheck auth|ticket|gateway|webhooks');
   process.exit(2);
 }
 let healthy: boolean;
@@ -46,17 +44,6 @@ if (target === 'webhooks') {
   const age = lastBeatAgeMs();
   answer = age === undefined ? 'no round yet' : `last round ${Math.round(age / 1000)} s ago`;
   healthy = age !== undefined && age < 30_000;
-} else if (target === 'proxy') {
-  // The proxy has no secret: it reads its own part of the configuration.
-  let proxy;
-  try {
-    proxy = loadProxyConfig();
-  } catch (err) {
-    console.error(err instanceof ConfigError ? err.message : String(err));
-    process.exit(2);
-  }
-  answer = await httpStatus(`http://${reachableHost(proxy)}:${proxy.PORT}/readyz`);
-  healthy = answer === '200';
 } else {
   const config = loadConfigOrExit('healthcheck');
   const host = reachableHost(config);

@@ -8,7 +8,7 @@ import { startMetrics } from '../lib/metrics-server.js';
 import { startGateway } from '../gateway/server.js';
 import { startAuthService, type RunningAuthService } from './auth/server.js';
 import { startTicketService, type RunningTicketService } from './ticket/server.js';
-import { startWebhookWorker } from './webhooks/worker.js';
+import { openWorkerDatabase, startWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningStack {
   config: Config;
@@ -36,8 +36,9 @@ export async function startStack(configured: Config, logger: Logger = createLogg
   const auth = await startAuthService(config, logger.child({ service: 'auth' }));
   const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
   const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));
-  // The webhook delivery worker shares the ticket service's database (its own process in compose).
-  const webhooks = config.WEBHOOK_WORKER_IN_STACK ? startWebhookWorker(ticket.db, config, logger.child({ service: 'webhooks' })) : undefined;
+  // The webhook delivery worker (its own process in compose), with its own database pool on MySQL (openWorkerDatabase).
+  const webhookDb = config.WEBHOOK_WORKER_IN_STACK ? openWorkerDatabase(config, logger.child({ service: 'webhooks' }), ticket.db) : undefined;
+  const webhooks = webhookDb && startWebhookWorker(webhookDb, config, logger.child({ service: 'webhooks' }));
   const withBoth: Config = { ...withAuth, ticketGrpcAddress: config.TICKET_GRPC_ADDRESS ?? `127.0.0.1:${ticket.port}` };
   const gateway = await startGateway(withBoth, logger.child({ service: 'gateway' }));
   const metrics = await startMetrics(config, logger);
@@ -52,6 +53,7 @@ export async function startStack(configured: Config, logger: Logger = createLogg
     async shutdown(graceMs = 10_000) {
       await Promise.all([gateway.shutdown(graceMs), metrics?.close()]);
       await webhooks?.stop();
+      if (webhookDb && webhookDb !== ticket.db) await webhookDb.destroy();
       await ticket.shutdown(graceMs);
       await auth.shutdown(graceMs);
     },

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { Router } from 'express';
+import { methodNotAllowed } from '../request-input.js';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -22,7 +23,7 @@ Storage.prototype.setItem = function (key, value) {
   }
   return setItem.call(this, key, value);
 };
-window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true });
+window.ui = SwaggerUIBundle({ url: new URL('openapi.json', document.baseURI).href, dom_id: '#swagger-ui', persistAuthorization: true, deepLinking: true });
 `;
 
 export function docsPage(): Router {
@@ -44,6 +45,7 @@ export function docsPage(): Router {
 </body>
 </html>`);
   });
+  router.all('/docs', methodNotAllowed(['GET', 'HEAD']));
   router.get('/docs/assets/docs-init.js', (_req, res) => {
     res.type('application/javascript').send(DOCS_INIT);
   });

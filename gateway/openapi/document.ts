@@ -1,10 +1,13 @@
 import { EVENT } from '../../lib/fields/event.js';
-import { RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
+import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
 import { WEBHOOK } from '../../lib/fields/webhook.js';
+import { IDEMPOTENCY_KEY } from '../../lib/ids.js';
+import { COMPANY_HEADER_PATTERN } from './patterns.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
+import { startHere } from './start-here.js';
 
 /**
  * The OpenAPI 3.1 document of the REST API. Schemas come from the tables that validate
@@ -262,7 +265,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
     },
     '/readyz': {
-      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness: the gateway can serve (both services reachable)', description: '200 when the auth and ticket services answer their gRPC health checks SERVING within 1 s, else 503 naming the one that does not (a readiness probe takes the gateway out of rotation without restarting it).', ok: { status: 200, schema: 'Health' }, errors: [503], public: true },
+      get: { tag: 'operations', operationId: 'readiness', summary: 'Readiness of the gateway process itself', description: '200 while the gateway takes requests, 503 once it has begun to shut down. No backend is asked: while one is down the gateway stays in rotation and answers 503 problem+json with Retry-After itself (a readiness probe takes a draining gateway out of rotation).', ok: { status: 200, schema: 'Readiness' }, errors: [503], public: true },
     },
     ...webhookOperations(),
     '/healthz': {
@@ -386,6 +389,17 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
         parameters: [reservationGuid, 'Company'],
       },
     },
+    '/reservation/{guid}/barcodes': {
+      get: {
+        tag: 'stock',
+        operationId: 'listReservationBarcodes',
+        summary: 'Every barcode of a reservation, in issue order',
+        description: `Page by page with limit and cursor, or the whole list without them. The reservation object carries at most its first ${MAX_UNITS_PER_ORDER}; only one sold before that limit holds more.`,
+        ok: { status: 200, schema: 'Barcode', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [reservationGuid, 'Company', 'limit', 'cursor'],
+      },
+    },
     '/reservation/{guid}/pending': {
       post: move('markReservationPending', 'Payment started: reserved -> pending', 'The amount moves from reserved_count to pending_count; it holds for ttl_seconds from now.', 'ReservationPending'),
     },
@@ -416,14 +430,14 @@ const PARAMETERS: Record<string, Schema> = {
     name: 'Company',
     in: 'header',
     required: false,
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: COMPANY_HEADER_PATTERN },
     description: 'Narrows the token\'s companies: comma-separated GUIDs (or repeated headers), or * for all of them.',
   },
   'Idempotency-Key': {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
     description: 'Any unique string (1 to 255 visible ASCII characters): a retry with the same key and body returns the first response and creates nothing; kept 24 hours.',
   },
   'If-Match': { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'An ETag from a read; a stale one gives 412.' },
@@ -480,13 +494,18 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
 const INPUT_SCHEMAS = inputSchemas();
+const COMPONENT_SCHEMAS = componentSchemas();
 
-/** A request body: the same schema in every body format the gateway reads. */
-const bodyOf = (schema: Schema, description?: unknown): Schema => ({
-  ...(description ? { description } : {}),
-  required: true,
-  content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema }])),
-});
+/** A request body: the same schema in every body format the gateway reads, with its example (the one the docs page pre-fills). */
+const bodyOf = (schema: Schema, description?: unknown): Schema => {
+  const named = typeof schema.$ref === 'string' ? COMPONENT_SCHEMAS[schema.$ref.split('/').pop()!] : schema;
+  const example = (named?.examples as unknown[] | undefined)?.[0];
+  return {
+    ...(description ? { description } : {}),
+    required: true,
+    content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema, ...(example === undefined ? {} : { example }) }])),
+  };
+};
 
 /**
  * The resources' creation and update bodies (schemas.ts: inputSchemas), the schema inline in
@@ -512,13 +531,13 @@ function successResponse(ok: Operation['ok'], limited: boolean): Schema {
   return { description, ...withHeaders, content: { [ok.contentType ?? 'application/json']: { schema } } };
 }
 
-/** `limited`: the path is rate limited (every path but the health check's). */
-function build(operation: Operation, limited: boolean): Schema {
+/** `limited`: the path is rate limited (every path but the health check's); `readsBody`: the gateway reads a body of this method (POST, PUT, PATCH), even where the operation takes none. */
+function build(operation: Operation, limited: boolean, readsBody: boolean): Schema {
   const responses: Record<string, Schema> = { [String(operation.ok.status)]: successResponse(operation.ok, limited) };
   if (operation.notModified) responses['304'] = { description: 'Not modified: the client\'s copy is current.', headers: { ETag: HEADERS.ETag, ...RATE_LIMIT_HEADERS } };
   const tokenEndpoint = operation.operationId === 'issueToken' || operation.operationId === 'revokeToken';
   // What the gateway itself answers before any service: headers it cannot forward, bodies it cannot read.
-  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body ? [413, 415] : []), ...(limited ? [429] : [])];
+  const gatewayErrors = [...(operation.tag === 'operations' ? [] : tokenEndpoint ? [400, 431] : [400, 401, 431]), ...(operation.body || readsBody ? [413, 415] : []), ...(limited ? [429] : [])];
   for (const status of [...new Set([...operation.errors, ...gatewayErrors])].sort()) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   if (tokenEndpoint) {
     const oauth = { content: { 'application/json': { schema: ref('OAuthError') } } };
@@ -554,13 +573,18 @@ function build(operation: Operation, limited: boolean): Schema {
 function securitySchemes(authPrefix: string): Record<string, Schema> {
   const tokenUrl = `${authPrefix.replace(/^\//, '')}/tokens`;
   return {
-    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from POST ${authPrefix}/tokens.` },
-    oauth2: {
+    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An access token from POST ${authPrefix}/tokens, pasted in.` },
+    password: {
       type: 'oauth2',
       description:
-        `The token endpoint POST ${authPrefix}/tokens. password: a user's e-mail and password (client id and secret stay empty); ` +
-        'the token covers the user\'s default company. clientCredentials: an API client\'s client_id and client_secret. No scopes.',
-      flows: { password: { tokenUrl, scopes: {} }, clientCredentials: { tokenUrl, scopes: {} } },
+        `A user logs in: the e-mail address and password of sign-up (client_id and client_secret stay empty); the page gets the token from POST ${authPrefix}/tokens. ` +
+        'The token covers the user\'s default company. No scopes.',
+      flows: { password: { tokenUrl, scopes: {} } },
+    },
+    clientCredentials: {
+      type: 'oauth2',
+      description: `An API client (POST ${authPrefix}/clients): its client_id and client_secret; the page gets the token from POST ${authPrefix}/tokens. No scopes.`,
+      flows: { clientCredentials: { tokenUrl, scopes: {} } },
     },
   };
 }
@@ -570,7 +594,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
   /** Bodies an operation lets be left out altogether (the stock moves). */
   const optionalBodies = new Set<string>();
   for (const [path, methods] of Object.entries(operations(options.authPrefix))) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path))]));
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, operation]) => [method, build(operation!, !UNLIMITED_PATHS.has(path), ['post', 'put', 'patch'].includes(method))]));
     for (const operation of Object.values(methods)) if (operation?.body && operation.bodyOptional) optionalBodies.add(operation.body);
   }
   const errorResponses = Object.fromEntries(
@@ -587,11 +611,11 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
     info: {
       title: 'Ticketing API',
       version: '1.0.0',
-      description: 'Events and their tickets, behind bearer tokens scoped to companies. See docs/ticket-api.md and docs/auth.md.',
+      description: startHere(options.authPrefix),
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     // Relative to this document, so the API keeps working behind a path prefix.
-    servers: [{ url: options.serverUrl ?? '.' }],
+    servers: [{ url: options.serverUrl ?? '.', description: 'This gateway: the server that serves this document, under the same path prefix.' }],
     tags: [
       { name: 'auth', description: 'Accounts, tokens and companies (the auth service).' },
       { name: 'events', description: 'Events (the ticket service).' },
@@ -600,11 +624,11 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'webhooks', description: 'Signed webhooks of every change (docs/webhooks.md).' },
       { name: 'operations', description: 'Health and this documentation.' },
     ],
-    security: [{ bearer: [] }, { oauth2: [] }],
+    security: [{ bearer: [] }, { password: [] }, { clientCredentials: [] }],
     paths,
     components: {
       securitySchemes: securitySchemes(options.authPrefix),
-      schemas: componentSchemas(),
+      schemas: COMPONENT_SCHEMAS,
       requestBodies: requestBodies(optionalBodies),
       responses: errorResponses,
     },

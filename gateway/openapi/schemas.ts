@@ -5,11 +5,14 @@ import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
+import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
+import { exampleBody, exampleOf } from './examples.js';
+import { decimalPattern, HTTP_URL_PATTERN, NOT_BLANK_PATTERN, TIMESTAMP_PATTERN } from './patterns.js';
 
 /**
  * JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12) generated from the field tables the API
- * runs on (lib/fields): kinds, value rules, roles, defaults, descriptions and the creation
- * field list.
+ * runs on (lib/fields): kinds, value rules, roles (every field but a writable one is
+ * readOnly), defaults, examples (examples.ts), descriptions and the creation field list.
  */
 export type Schema = Record<string, unknown>;
 
@@ -17,6 +20,9 @@ const TIMESTAMP: Schema = { type: 'string', format: 'date-time', examples: ['202
 const GUID: Schema = { type: 'string', format: 'uuid' };
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+
+/** What the field's role says: a field the client does not write is readOnly (generated clients and the docs page leave it out of a request). */
+const roleOf = (def: FieldDef): Schema => (def.role === 'writable' ? {} : { readOnly: true });
 
 /** What a field looks like in a response. */
 function responseSchema(def: FieldDef): Schema {
@@ -27,7 +33,7 @@ function responseSchema(def: FieldDef): Schema {
       schema = GUID;
       break;
     case 'text':
-      schema = kind.format ? { type: 'string', format: kind.format } : { type: 'string' };
+      schema = { type: 'string', ...formatOf(kind) };
       break;
     case 'decimal':
       schema = { type: 'number' };
@@ -48,29 +54,45 @@ function responseSchema(def: FieldDef): Schema {
       schema = { type: 'array', items: { type: 'string' } };
       break;
   }
-  return { ...(def.nullable ? nullable(schema) : schema), description: def.description };
+  return { ...(def.nullable ? nullable(schema) : schema), ...roleOf(def), description: def.description, examples: [exampleOf(def)] };
+}
+
+/** A text kind's format: `url` is an absolute http(s) URL, stated by a pattern too. */
+function formatOf(kind: FieldDef['kind']): Schema {
+  if (kind.type !== 'text' || !kind.format) return {};
+  return kind.format === 'url' ? { format: 'uri', pattern: HTTP_URL_PATTERN } : { format: kind.format };
 }
 
 /** What a client may send for a writable field, from its value rule. */
 function ruleSchema(def: FieldDef): Schema {
   const kind = def.kind;
-  const described = (schema: Schema, note?: string): Schema => ({ ...schema, description: note ? `${def.description} ${note}` : def.description });
+  const described = (schema: Schema, note?: string): Schema => ({ ...schema, description: note ? `${def.description} ${note}` : def.description, examples: [exampleOf(def)] });
   switch (kind.type) {
     case 'guid':
     case 'text': {
       const minLength = kind.type === 'text' ? (kind.min ?? (kind.notBlank ? 1 : undefined)) : undefined;
+      // A URL's pattern says more than "not blank"; a text's pattern is at most one.
+      const notBlank = kind.type === 'text' && kind.notBlank && kind.format !== 'url' ? { pattern: NOT_BLANK_PATTERN } : {};
       const schema: Schema = {
         type: 'string',
-        ...(kind.type === 'text' && kind.format ? { format: kind.format } : {}),
+        ...(kind.type === 'guid' ? { format: 'uuid' } : formatOf(kind)),
         ...(kind.type === 'text' ? { maxLength: kind.max } : {}),
         ...(minLength !== undefined ? { minLength } : {}),
+        ...notBlank,
         ...(def.writeOnly ? { writeOnly: true } : {}),
       };
       return described(def.nullable ? nullable(schema) : schema);
     }
     case 'decimal':
+      // minimum and maximum hold for a number, the pattern for the string form; "at most 2 decimals" of a
+      // number stays in words: multipleOf 0.01 fails binary floating point validators (9.99 / 0.01).
       return described(
-        { type: def.nullable ? ['number', 'string', 'null'] : ['number', 'string'], minimum: Number(kind.min), maximum: Number(kind.max) },
+        {
+          type: def.nullable ? ['number', 'string', 'null'] : ['number', 'string'],
+          minimum: Number(kind.min),
+          maximum: Number(kind.max),
+          pattern: decimalPattern(kind),
+        },
         `A number from ${kind.min} to ${kind.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
       );
     case 'integer':
@@ -80,9 +102,15 @@ function ruleSchema(def: FieldDef): Schema {
     case 'enum':
       return described({ type: 'string', enum: [...kind.values] });
     case 'text-list':
-      return described({ type: 'array', items: { type: 'string' } });
-    case 'timestamp':
-      return described(def.nullable ? nullable(TIMESTAMP) : TIMESTAMP, 'Must carry a UTC offset (Z or +HH:MM).');
+      return described({
+        type: 'array',
+        items: kind.values ? { type: 'string', enum: [...kind.values] } : { type: 'string' },
+        ...(kind.minItems ? { minItems: kind.minItems } : {}),
+      });
+    case 'timestamp': {
+      const timestamp = { ...TIMESTAMP, pattern: TIMESTAMP_PATTERN };
+      return described(def.nullable ? nullable(timestamp) : timestamp, 'Must carry a UTC offset (Z or +HH:MM).');
+    }
   }
 }
 
@@ -110,13 +138,13 @@ function resourceSchema(resource: Resource, description: string): Schema {
 function creationSchema(resource: Resource, description: string): Schema {
   const schemaOf = (field: string) => {
     const def = resource.fields[field]!;
-    return def.role === 'computed' ? { type: 'null', description: def.description } : responseSchema(def);
+    return def.role === 'computed' ? { type: 'null', readOnly: true, description: def.description } : responseSchema(def);
   };
   return objectOf(creationFields(resource.fields), schemaOf, { description });
 }
 
-const SERVER_MANAGED_NOTE = 'Managed by the service: may be sent back unchanged; a different value is refused (422).';
-const IGNORED_NOTE = 'Output only: ignored when sent.';
+const SERVER_MANAGED_NOTE = 'Read-only, managed by the service: may be sent back unchanged; a different value is refused (422).';
+const IGNORED_NOTE = 'Read-only: ignored when sent.';
 
 /** A request body of a resource: the writable fields by their rules (with defaults at creation), the others as they read. */
 function inputSchema(resource: Resource, creation: boolean, description: string): Schema {
@@ -129,25 +157,42 @@ function inputSchema(resource: Resource, creation: boolean, description: string)
       const withDefault = fallback === undefined ? {} : { default: def.kind.type === 'decimal' && fallback !== null ? Number(fallback) : fallback };
       properties[field] = { ...ruleSchema(def), ...withDefault };
     } else {
-      properties[field] = { ...responseSchema(def), description: def.role === 'server-managed' ? SERVER_MANAGED_NOTE : IGNORED_NOTE };
+      properties[field] = { ...responseSchema(def), description: `${def.description} ${def.role === 'server-managed' ? SERVER_MANAGED_NOTE : IGNORED_NOTE}` };
     }
   }
   const required = creation ? requiredFields(resource.fields) : [];
-  return { type: 'object', description, properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  return { type: 'object', description, properties, ...(required.length ? { required } : {}), additionalProperties: false, examples: [exampleBody(resource)] };
 }
 
 /** A request body that is not a resource (sign-up): its fields by their rules; keys it lacks are ignored. */
 function requestSchema(resource: Resource, description: string): Schema {
   const properties = Object.fromEntries(Object.entries(resource.fields).map(([field, def]) => [field, ruleSchema(def)]));
-  return { type: 'object', description, required: requiredFields(resource.fields), properties };
+  return { type: 'object', description, required: requiredFields(resource.fields), properties, examples: [exampleBody(resource)] };
 }
 
-function apiClientField(field: string): Schema {
-  if (field === 'client_id') return GUID;
-  if (field === 'company_ids') return { type: 'array', items: GUID };
-  if (field === 'created_at') return TIMESTAMP;
-  return { type: 'string' };
-}
+const readOnly = (schema: Schema, description: string): Schema => ({ ...schema, readOnly: true, description });
+
+/** A company (gateway/json.ts: companyJson). */
+const COMPANY_FIELDS: Record<string, Schema> = {
+  guid: readOnly(GUID, 'The company\'s id: name it in the Company header or a token request\'s company_id.'),
+  name: readOnly({ type: 'string' }, 'The company\'s name.'),
+  created_at: readOnly(TIMESTAMP, 'When the company was created.'),
+  updated_at: readOnly(TIMESTAMP, 'When the company last changed.'),
+};
+
+/** An API client (gateway/json.ts: apiClientJson), its secret in the creation answer only. */
+const API_CLIENT_FIELDS: Record<string, Schema> = {
+  client_id: readOnly(GUID, 'The client_id of the client_credentials grant.'),
+  name: readOnly({ type: 'string' }, 'The name given at creation.'),
+  company_ids: readOnly({ type: 'array', items: GUID }, 'The companies its tokens may cover, at most.'),
+  created_at: readOnly(TIMESTAMP, 'When it was created.'),
+  client_secret: readOnly({ type: 'string' }, 'The client_secret of the client_credentials grant: shown only in this answer, store it now.'),
+};
+
+/** The body naming a new company or API client (lib/fields/user.ts: NEW_NAME_FIELDS), with an example name of its own. */
+const namedBody = (description: string, example: string): Schema => ({
+  ...requestSchema({ noun: 'name', fields: { name: { ...NEW_NAME_FIELDS.name, example } }, orderRules: [] }, description),
+});
 
 /** The extension members a refused stock move adds to a problem. */
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
@@ -186,13 +231,13 @@ export function componentSchemas(): Record<string, Schema> {
     Event: resourceSchema(EVENT, 'An event.'),
     User: resourceSchema(USER, 'The user: the signed-up or the token\'s own.'),
     SignUp: requestSchema(SIGN_UP, 'A new user and its first company (which becomes its default_company_id). Other keys are ignored.'),
-    Company: objectOf(['guid', 'name', 'created_at', 'updated_at'], (field) => (field === 'guid' ? GUID : field === 'name' ? { type: 'string' } : TIMESTAMP)),
-    NewCompany: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },
-    NewApiClient: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } },
-    ApiClient: objectOf(['client_id', 'name', 'company_ids', 'created_at'], apiClientField, {
+    Company: objectOf(Object.keys(COMPANY_FIELDS), (field) => COMPANY_FIELDS[field]!, { description: 'A company: the owner of events, tickets and webhooks.' }),
+    NewCompany: namedBody('A new company; the caller becomes a member.', 'Lovelace Events'),
+    NewApiClient: namedBody('New API client credentials, limited to the request\'s companies.', 'Box office'),
+    ApiClient: objectOf(['client_id', 'name', 'company_ids', 'created_at'], (field) => API_CLIENT_FIELDS[field]!, {
       description: 'API client credentials for the client_credentials grant; its tokens never cover more than company_ids.',
     }),
-    ApiClientCreated: objectOf(['client_id', 'name', 'company_ids', 'created_at', 'client_secret'], apiClientField, {
+    ApiClientCreated: objectOf(Object.keys(API_CLIENT_FIELDS), (field) => API_CLIENT_FIELDS[field]!, {
       description: 'The new client, with its secret: shown only in this response.',
     }),
     TokenRequest: {
@@ -200,35 +245,53 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['grant_type'],
       description: 'RFC 6749 token request. Client credentials may also come as HTTP Basic.',
       properties: {
-        grant_type: { type: 'string', enum: ['password', 'refresh_token', 'client_credentials'] },
-        username: { type: 'string', description: 'password grant: the e-mail address' },
-        password: { type: 'string', writeOnly: true },
+        grant_type: {
+          type: 'string',
+          enum: ['password', 'refresh_token', 'client_credentials'],
+          description: 'password: a user\'s e-mail and password; refresh_token: a new token pair for a refresh token; client_credentials: an API client.',
+        },
+        username: { type: 'string', description: 'password grant: the e-mail address', examples: ['ada@example.com'] },
+        password: { type: 'string', writeOnly: true, description: 'password grant: the user\'s password.' },
         company_id: { type: 'string', description: 'One company GUID, a comma-separated list, or * (default: the user\'s default company).' },
-        refresh_token: { type: 'string', writeOnly: true },
-        client_id: { type: 'string' },
-        client_secret: { type: 'string', writeOnly: true },
+        refresh_token: { type: 'string', writeOnly: true, description: 'refresh_token grant: the refresh token (single use).' },
+        client_id: { type: 'string', description: 'client_credentials grant: the API client\'s client_id (or HTTP Basic).' },
+        client_secret: { type: 'string', writeOnly: true, description: 'client_credentials grant: the API client\'s client_secret (or HTTP Basic).' },
       },
+      examples: [{ grant_type: 'password', username: 'ada@example.com', password: 'correct horse battery staple' }],
     },
     TokenResponse: {
       type: 'object',
       required: ['token_type', 'access_token', 'expires_in', 'info'],
       properties: {
-        token_type: { type: 'string', enum: ['Bearer'] },
-        access_token: { type: 'string' },
-        expires_in: { type: 'integer' },
+        token_type: { type: 'string', enum: ['Bearer'], description: 'Always Bearer: send the access token as Authorization: Bearer <access_token>.' },
+        access_token: { type: 'string', description: 'The access token (a JWT).' },
+        expires_in: { type: 'integer', description: 'Seconds until the access token expires.' },
         refresh_token: { type: 'string', description: 'Single use; absent for client_credentials.' },
-        refresh_token_expires_in: { type: 'integer' },
+        refresh_token_expires_in: { type: 'integer', description: 'Seconds until the refresh token expires.' },
         info: {
           type: 'object',
           required: ['companies'],
-          properties: { companies: { type: 'array', items: objectOf(['guid', 'name'], (f) => (f === 'guid' ? GUID : { type: 'string' })) } },
+          description: 'What the token covers.',
+          properties: {
+            companies: {
+              type: 'array',
+              description: 'The companies the token covers.',
+              items: objectOf(['guid', 'name'], (field) => COMPANY_FIELDS[field]!),
+            },
+          },
         },
       },
     },
     RevokeRequest: {
       type: 'object',
       required: ['token'],
-      properties: { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } },
+      description: 'RFC 7009 revocation request.',
+      properties: {
+        token: { type: 'string', minLength: 1, writeOnly: true, description: 'The access or refresh token whose session ends.' },
+        token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'], description: 'Which kind of token it is (optional; both are tried).' },
+      },
+      // Not a token of this server: revoking it answers 200 all the same (RFC 7009); paste a real one in.
+      examples: [{ token: 'paste-the-access-or-refresh-token-here' }],
     },
     JwkSet: {
       type: 'object',
@@ -237,17 +300,18 @@ export function componentSchemas(): Record<string, Schema> {
       properties: {
         keys: {
           type: 'array',
+          description: 'The key that signs now, and every other key whose tokens are still accepted.',
           items: {
             type: 'object',
             required: ['kid', 'kty', 'crv', 'x', 'y', 'alg', 'use'],
             properties: {
               kid: { type: 'string', description: 'The RFC 7638 thumbprint of the key: the kid of the tokens it signs.' },
-              kty: { type: 'string', enum: ['EC'] },
-              crv: { type: 'string', enum: ['P-256'] },
-              x: { type: 'string' },
-              y: { type: 'string' },
-              alg: { type: 'string', enum: ['ES256'] },
-              use: { type: 'string', enum: ['sig'] },
+              kty: { type: 'string', enum: ['EC'], description: 'Key type: elliptic curve.' },
+              crv: { type: 'string', enum: ['P-256'], description: 'The curve.' },
+              x: { type: 'string', description: 'The x coordinate of the public point, base64url.' },
+              y: { type: 'string', description: 'The y coordinate of the public point, base64url.' },
+              alg: { type: 'string', enum: ['ES256'], description: 'The algorithm of the tokens it verifies.' },
+              use: { type: 'string', enum: ['sig'], description: 'Signatures.' },
             },
           },
         },
@@ -260,8 +324,9 @@ export function componentSchemas(): Record<string, Schema> {
         error: {
           type: 'string',
           enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type', 'temporarily_unavailable'],
+          description: 'The RFC 6749 error code.',
         },
-        error_description: { type: 'string' },
+        error_description: { type: 'string', description: 'What went wrong, for a person.' },
       },
     },
     Problem: {
@@ -269,24 +334,37 @@ export function componentSchemas(): Record<string, Schema> {
       description: 'RFC 9457 problem details.',
       required: ['type', 'title', 'status', 'detail'],
       properties: {
-        type: { type: 'string' },
-        title: { type: 'string' },
-        status: { type: 'integer' },
-        detail: { type: 'string' },
+        type: { type: 'string', description: 'A URI naming the kind of problem (about:blank for plain HTTP errors).' },
+        title: { type: 'string', description: 'The HTTP status\'s short text.' },
+        status: { type: 'integer', description: 'The HTTP status code.' },
+        detail: { type: 'string', description: 'What went wrong with this request and what to do about it.' },
         ...STOCK_PROBLEM_MEMBERS,
         errors: {
           type: 'array',
           description: 'One entry per invalid field (422).',
-          items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['field', 'message'],
+            properties: {
+              field: { type: 'string', description: 'The field, as named in the request body.' },
+              message: { type: 'string', description: 'What is wrong with its value.' },
+            },
+          },
         },
       },
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
+    Barcode: { type: 'string', description: 'A barcode issued by a confirmation.' },
     Liveness: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['ok'] } },
+      properties: { status: { type: 'string', enum: ['ok'], description: 'ok: the gateway process answers.' } },
+    },
+    Readiness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok', 'draining'] } },
     },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),
@@ -296,8 +374,8 @@ export function componentSchemas(): Record<string, Schema> {
       type: 'object',
       required: ['status', 'services'],
       properties: {
-        status: { type: 'string', enum: ['ok', 'unavailable'] },
-        services: { type: 'object', additionalProperties: { type: 'string' } },
+        status: { type: 'string', enum: ['ok', 'unavailable'], description: 'ok when every service is SERVING.' },
+        services: { type: 'object', additionalProperties: { type: 'string' }, description: 'Each service (gateway, auth, ticket) and its state: SERVING or NOT_SERVING.' },
       },
     },
   };

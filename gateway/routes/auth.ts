@@ -1,21 +1,41 @@
 import { Router, type Request, type Response } from 'express';
-import { fieldNames, type FieldDef } from '../../lib/fields/kinds.js';
-import { SIGN_UP_FIELDS } from '../../lib/fields/user.js';
+import type { FieldTable } from '../../lib/fields/kinds.js';
+import { NEW_NAME_FIELDS, SIGN_UP_FIELDS } from '../../lib/fields/user.js';
 import type { IssueTokenRequest, SignUpRequest } from '../../lib/gen/auth/v1/auth.js';
-import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
+import { isServiceError, readErrorDetails, type FieldViolation } from '../../lib/grpc/errors.js';
 import { authBackend } from '../backends.js';
+import { sendInvalidFields } from '../body-input.js';
+import type { BodyKind } from '../body.js';
+import { coerce } from '../field-input.js';
+import { methodNotAllowed } from '../request-input.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
 import { problemFromGrpc, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
+import { noteRefusal } from '../request-log.js';
 
+/** The token endpoints' RFC 6749 parameters: text, whatever was sent (a number as its digits). */
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-const optionalStr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** A sign-up body as SignUpRequest, by lib/fields/user.ts: other keys are ignored; the service checks the values. */
-function signUpRequest(body: Record<string, unknown>): SignUpRequest {
-  const value = (field: string, def: FieldDef) => (def.required ? str(body[field]) : optionalStr(body[field]));
-  return Object.fromEntries(fieldNames(SIGN_UP_FIELDS).map((field) => [field, value(field, SIGN_UP_FIELDS[field])])) as unknown as SignUpRequest;
+/**
+ * A body of the auth API as its request message's text fields, by its table in
+ * lib/fields/user.ts: each key sent is typed as every body is (gateway/field-input.ts: a
+ * name of 0 "must be a string"), other keys are ignored; an absent required field is empty
+ * and an absent optional one unset, for the service's value rules. A type error is answered
+ * 422 here (undefined is returned); the values are the service's to check.
+ */
+function textFields(table: FieldTable, req: Request, res: Response): Record<string, string | undefined> | undefined {
+  const body = req.body as Record<string, unknown>;
+  const fields: Record<string, string | undefined> = {};
+  const violations: FieldViolation[] = [];
+  for (const [field, def] of Object.entries(table)) {
+    const coerced = Object.hasOwn(body, field) ? coerce(def, body[field], res.locals.bodyKind as BodyKind) : { value: null };
+    if ('error' in coerced) violations.push({ field, description: coerced.error });
+    else fields[field] = coerced.value === null ? (def.required ? '' : undefined) : String(coerced.value);
+  }
+  if (violations.length === 0) return fields;
+  sendInvalidFields(res, violations);
+  return undefined;
 }
 
 /** REST face of the auth service, mounted under {auth_url}. */
@@ -24,7 +44,9 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   const auth = authBackend(clients.auth, call);
 
   router.post('/users', async (req, res) => {
-    const user = await auth.signUp(req, signUpRequest(req.body as Record<string, unknown>));
+    const fields = textFields(SIGN_UP_FIELDS, req, res);
+    if (!fields) return;
+    const user = await auth.signUp(req, fields as unknown as SignUpRequest);
     res.status(201).json(userJson(user));
   });
 
@@ -38,12 +60,16 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   });
 
   router.post('/companies', async (req, res) => {
-    const company = await auth.createCompany(req, { name: str((req.body as Record<string, unknown>).name) });
+    const fields = textFields(NEW_NAME_FIELDS, req, res);
+    if (!fields) return;
+    const company = await auth.createCompany(req, { name: fields.name! });
     res.status(201).json(companyJson(company));
   });
 
   router.post('/clients', async (req, res) => {
-    const client = await auth.createApiClient(req, { name: str((req.body as Record<string, unknown>).name) });
+    const fields = textFields(NEW_NAME_FIELDS, req, res);
+    if (!fields) return;
+    const client = await auth.createApiClient(req, { name: fields.name! });
     res.status(201).set('Cache-Control', 'no-store').json({ ...apiClientJson(client), client_secret: client.client_secret });
   });
 
@@ -96,7 +122,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
     res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
     if (!str(body.token)) {
-      res.status(400).json({ error: 'invalid_request', error_description: 'token is required.' });
+      sendOAuthRequestError(res, { status: 400, detail: 'token is required.' });
       return;
     }
     try {
@@ -107,6 +133,13 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
     }
   });
 
+  // Other methods of these paths: 405 with Allow, as on every route.
+  router.all('/users', methodNotAllowed(['POST']));
+  router.all('/users/me', methodNotAllowed(['GET', 'HEAD']));
+  router.all(['/companies', '/clients'], methodNotAllowed(['GET', 'HEAD', 'POST']));
+  router.all('/clients/:clientId', methodNotAllowed(['DELETE']));
+  router.all(['/tokens', '/tokens/revoke'], methodNotAllowed(['POST']));
+  router.all('/.well-known/jwks.json', methodNotAllowed(['GET', 'HEAD']));
   return router;
 }
 
@@ -133,6 +166,7 @@ function basicCredentials(req: Request): { id: string; secret: string } | undefi
  */
 export function sendOAuthRequestError(res: Response, problem: Problem): void {
   const answer = oauthRequestError(problem);
+  noteRefusal(res, `${answer.error}: ${problem.detail}`);
   res.set(NO_STORE).status(answer.status).type('application/json').send(answer.body);
 }
 
@@ -140,11 +174,11 @@ export const JWKS_MAX_AGE_SECONDS = 60;
 
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-export function oauthRequestError(problem: Problem): { status: number; body: string } {
+export function oauthRequestError(problem: Problem): { status: number; error: string; body: string } {
   // RFC 6749 5.2: a request the endpoint cannot use is 400 invalid_request, whatever the REST answer would be.
   // A request refused by the API's rate limit (429) is temporarily_unavailable, as the endpoint's own limits answer.
   const error = problem.status === 429 ? 'temporarily_unavailable' : 'invalid_request';
-  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, body: JSON.stringify({ error, error_description: problem.detail }) };
+  return { status: problem.status === 401 || problem.status === 422 ? 400 : problem.status, error, body: JSON.stringify({ error, error_description: problem.detail }) };
 }
 
 /** Whether a request goes to a token endpoint (POST only), which answers in RFC 6749 form. */
@@ -159,8 +193,10 @@ function sendOAuthError(res: Response, err: unknown): void {
   const details = readErrorDetails(err);
   const { status, detail } = problemFromGrpc(err);
   if (status >= 500) {
+    const description = 'The authorization server is unavailable; try again shortly.';
     res.status(status === 504 ? 504 : 503).set('Retry-After', String(details.retryAfterSeconds ?? 1));
-    res.json({ error: 'temporarily_unavailable', error_description: 'The authorization server is unavailable; try again shortly.' });
+    noteRefusal(res, `temporarily_unavailable: ${description}`);
+    res.json({ error: 'temporarily_unavailable', error_description: description });
     return;
   }
   const error = details.reason ?? (status === 401 ? 'invalid_client' : 'invalid_request');
@@ -168,5 +204,6 @@ function sendOAuthError(res: Response, err: unknown): void {
   // invalid_client: the client authenticates with HTTP Basic (or in the body), never with a bearer token.
   if (httpStatus === 401) res.set('WWW-Authenticate', 'Basic realm="ticketing"');
   if (httpStatus === 429) res.set('Retry-After', String(details.retryAfterSeconds ?? 1));
+  noteRefusal(res, `${error}: ${detail}`);
   res.status(httpStatus).json({ error, error_description: detail });
 }

@@ -58,6 +58,17 @@ export function reservationRoutes(clients: BackendClients, call: Caller): Router
   listRoute(router, '/ticket/:guid/reservations', { page, whole, toJson: reservationJson, filters: ['state'] });
   router.all('/ticket/:guid/reservations', methodNotAllowed(['GET', 'HEAD', 'POST']));
 
+  const barcodePage = async (req: Request, limit: number, cursor: string) => {
+    const { barcodes, next_page_token } = await backend.barcodes(req, { guid: param(req, 'guid'), page_size: limit, page_token: cursor });
+    return { items: barcodes, next: next_page_token };
+  };
+  const allBarcodes = async (req: Request, res: Response) => {
+    const first = await barcodePage(req, MAX_LIMIT, '');
+    await writePages(res, first, (current) => current.items, (current) => (current.next ? barcodePage(req, MAX_LIMIT, current.next) : undefined));
+  };
+  listRoute(router, '/reservation/:guid/barcodes', { page: barcodePage, whole: allBarcodes, toJson: (code: string) => code });
+  router.all('/reservation/:guid/barcodes', methodNotAllowed(['GET', 'HEAD']));
+
   router.get('/reservation/:guid', async (req, res) => {
     res.json(reservationJson(await backend.get(req, { guid: param(req, 'guid') })));
   });

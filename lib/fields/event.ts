@@ -9,10 +9,10 @@ export const EVENT_STATUSES = ['normal'] as const;
 export const EVENT_FIELDS = {
   guid: { kind: GUID, nullable: false, role: 'server-managed', description: 'The event\'s id.' },
   company_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The company the event belongs to.' },
-  name: { kind: { type: 'text', max: 255, notBlank: true }, nullable: false, role: 'writable', required: true, description: 'Name shown to buyers.' },
+  name: { kind: { type: 'text', max: 255, notBlank: true }, nullable: false, role: 'writable', required: true, example: 'Summer concert', description: 'Name shown to buyers.' },
   description: { kind: { type: 'text', max: 10_000 }, nullable: true, role: 'writable', description: 'Longer text shown to buyers.' },
-  start: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'starts_at', description: 'When the event starts.' },
-  end: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'ends_at', description: 'When the event ends; not before start.' },
+  start: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'starts_at', example: '2027-07-01T19:00:00+02:00', description: 'When the event starts.' },
+  end: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'ends_at', example: '2027-07-01T23:00:00+02:00', description: 'When the event ends; not before start.' },
   status: { kind: { type: 'enum', values: EVENT_STATUSES }, nullable: false, role: 'computed', description: 'Always normal.' },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When the event was created.' },
   updated_at: { kind: TIMESTAMP, nullable: false, role: 'ignored', description: 'When the event last changed.' },

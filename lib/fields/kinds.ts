@@ -11,13 +11,14 @@ export const INT32_MAX = 2_147_483_647;
 export type FieldKind =
   | { type: 'guid' }
   /** `min` (a shortest length) is read by the sign-up rules only (services/auth/domain/sign-up-rules.ts). */
-  | { type: 'text'; max: number; min?: number; notBlank?: boolean; format?: 'email' }
+  /** `format` url: an absolute http or https URL without user name or password (lib/webhooks/targets.ts checks it). */
+  | { type: 'text'; max: number; min?: number; notBlank?: boolean; format?: 'email' | 'url' }
   | { type: 'decimal'; min: string; max: string }
   | { type: 'integer'; min: number; max?: number }
   | { type: 'boolean' }
   | { type: 'timestamp' }
-  /** A list of strings (a repeated proto field, a JSON array). */
-  | { type: 'text-list' }
+  /** A list of strings (a repeated proto field, a JSON array); `values`: the strings it may hold, `minItems`: its shortest length. */
+  | { type: 'text-list'; values?: readonly string[]; minItems?: number }
   /** A proto enum: value i of `values` is enum number i + 1 (0 is UNSPECIFIED, read as null). */
   | { type: 'enum'; values: readonly string[] };
 
@@ -47,6 +48,13 @@ export interface FieldDef {
   notInJson?: boolean;
   /** A secret a client sends and nothing returns (the sign-up password): taken verbatim, never trimmed. */
   writeOnly?: boolean;
+  /**
+   * A valid value for the documentation, when the kind's own example (gateway/openapi/examples.ts)
+   * says too little. A writable field's example that is not nullable also goes into the example
+   * request body (the one the docs page pre-fills), with the required fields; a nullable one
+   * stays out of it, so a pre-filled body leaves such a field open (a sale window, for one).
+   */
+  example?: string | number | boolean | readonly string[];
 }
 
 /** A resource's table: field name -> row, in the order of its JSON object. */

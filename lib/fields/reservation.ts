@@ -3,6 +3,14 @@ import type { FieldDef, Resource } from './kinds.js';
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
 
+/**
+ * PRODUCT.md 12 "Limits": a reservation or order holds at most this many units in all, and a
+ * ticket's max_orderable_amount_per_order is at most this, so no confirmation issues more
+ * barcodes than this and a reservation read carries at most this many (docs/stock-moves.md
+ * "Bounded messages").
+ */
+export const MAX_UNITS_PER_ORDER = 1000;
+
 export const RESERVATION_STATES = ['reserved', 'pending', 'confirmed', 'released', 'expired'] as const;
 export type ReservationState = (typeof RESERVATION_STATES)[number];
 
@@ -32,7 +40,12 @@ export const RESERVATION_FIELDS = {
     role: 'server-managed',
     description: 'When a reserved or pending reservation expires (or expired); null once confirmed or released.',
   },
-  barcodes: { kind: { type: 'text-list' }, nullable: false, role: 'computed', description: 'The barcodes issued on confirmation; empty before, and for barcode_type none.' },
+  barcodes: {
+    kind: { type: 'text-list' },
+    nullable: false,
+    role: 'computed',
+    description: `The barcodes issued on confirmation; empty before, and for barcode_type none. At most ${MAX_UNITS_PER_ORDER} (a larger reservation of before the limit: the first ${MAX_UNITS_PER_ORDER}; all of them page by page at /reservation/{guid}/barcodes).`,
+  },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When it was reserved.' },
   updated_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'The last move.' },
 } as const satisfies Record<string, FieldDef>;
@@ -64,11 +77,12 @@ const TTL = { type: 'integer', min: 1, max: 3600 } as const;
 
 export const RESERVE_FIELDS = {
   amount: {
-    kind: { type: 'integer', min: 1 },
+    kind: { type: 'integer', min: 1, max: MAX_UNITS_PER_ORDER },
     nullable: false,
     role: 'writable',
     required: true,
-    description: 'How many to hold: from the ticket\'s min_orderable to max_orderable amount per order, a multiple of its increment.',
+    example: 2,
+    description: `How many to hold: from the ticket's min_orderable to max_orderable amount per order (never more than ${MAX_UNITS_PER_ORDER}), a multiple of its increment.`,
   },
   // The real system's 8-minute shop reservation.
   ttl_seconds: { kind: TTL, nullable: false, role: 'writable', default: 480, description: 'How long the stock is held, in seconds.' },
@@ -88,7 +102,7 @@ export const CONFIRM_FIELDS = {
 } as const satisfies Record<string, FieldDef>;
 
 export const SCAN_REQUEST_FIELDS = {
-  barcode: { kind: { ...SCAN_FIELDS.barcode.kind, notBlank: true }, nullable: false, role: 'writable', required: true, description: 'The barcode read at the door.' },
+  barcode: { kind: { ...SCAN_FIELDS.barcode.kind, notBlank: true }, nullable: false, role: 'writable', required: true, example: 'TKT-4F7A-2C91', description: 'The barcode read at the door.' },
 } as const satisfies Record<string, FieldDef>;
 
 const body = <T extends Record<string, FieldDef>>(noun: string, fields: T): Resource<T> => ({ noun, fields, orderRules: [] });

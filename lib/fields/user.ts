@@ -14,9 +14,9 @@ export const USER_FIELDS = {
   guid: { kind: GUID, nullable: false, role: 'server-managed', description: 'The user\'s id.' },
   default_company_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The company a token covers when none is asked for.' },
   whitelabel_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The white label the user signed up through.' },
-  name: { kind: NAME_KIND, nullable: false, role: 'server-managed', description: 'The user\'s name.' },
-  email: { kind: { type: 'text', max: 320, format: 'email' }, nullable: false, role: 'server-managed', description: 'Login name, stored lower-cased.' },
-  phone: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', description: 'Phone number, if given.' },
+  name: { kind: NAME_KIND, nullable: false, role: 'server-managed', example: 'Ada Lovelace', description: 'The user\'s name.' },
+  email: { kind: { type: 'text', max: 320, format: 'email' }, nullable: false, role: 'server-managed', example: 'ada@example.com', description: 'Login name, stored lower-cased.' },
+  phone: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', example: '+31 20 123 4567', description: 'Phone number, if given.' },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When the user signed up.' },
   updated_at: { kind: TIMESTAMP, nullable: false, role: 'ignored', description: 'When the user last changed.' },
   deleted_at: { kind: TIMESTAMP, nullable: true, role: 'server-managed', description: 'When the user was deleted; null while it lives.' },
@@ -34,9 +34,17 @@ export const USER: Resource<typeof USER_FIELDS> = { noun: 'user', fields: USER_F
 export const SIGN_UP_FIELDS = {
   name: { ...USER_FIELDS.name, role: 'writable', required: true },
   email: { ...USER_FIELDS.email, role: 'writable', required: true },
-  password: { kind: { type: 'text', min: 8, max: 1024 }, nullable: false, role: 'writable', required: true, writeOnly: true, description: 'Used with the e-mail address in the password grant; never returned.' },
-  company_name: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', description: 'Name of the new company; the user name when absent.' },
+  password: { kind: { type: 'text', min: 8, max: 1024 }, nullable: false, role: 'writable', required: true, writeOnly: true, example: 'correct horse battery staple', description: 'Used with the e-mail address in the password grant; never returned.' },
+  company_name: { kind: { type: 'text', max: 255 }, nullable: true, role: 'writable', example: 'Lovelace Events', description: 'Name of the new company; the user name when absent.' },
   phone: { ...USER_FIELDS.phone, role: 'writable', description: 'Phone number.' },
 } as const satisfies Record<string, FieldDef>;
 
 export const SIGN_UP: Resource<typeof SIGN_UP_FIELDS> = { noun: 'sign-up', fields: SIGN_UP_FIELDS, orderRules: [] };
+
+/**
+ * The body naming a new company or API client (`POST {auth_url}/companies`, `/clients`): a
+ * name of NAME_KIND, checked by the auth service (domain/text-rules.ts).
+ */
+export const NEW_NAME_FIELDS = {
+  name: { kind: NAME_KIND, nullable: false, role: 'writable', required: true, description: '1 to 255 characters once trimmed.' },
+} as const satisfies Record<string, FieldDef>;

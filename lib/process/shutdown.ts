@@ -2,6 +2,8 @@ import type { Logger } from '../logger.js';
 
 /** How long a process lets work in flight finish after SIGTERM, unless told otherwise (SHUTDOWN_GRACE_MS). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** How long past the grace period a shutdown that has not finished may run before the process exits anyway. */
+export const SHUTDOWN_OVERRUN_MS = 5000;
 
 export interface ShutdownOnSignalsOptions {
   logger: Pick<Logger, 'info' | 'error'>;
@@ -30,7 +32,7 @@ export function shutdownOnSignals(shutdown: (graceMs: number) => Promise<void>, 
     const overrun = setTimeout(() => {
       logger.error({ graceMs }, 'shutdown did not finish in time; exiting');
       exit(1);
-    }, graceMs + 5000);
+    }, graceMs + SHUTDOWN_OVERRUN_MS);
     overrun.unref();
     shutdown(graceMs).then(
       () => {

@@ -96,6 +96,9 @@ export function isForbiddenAddress(address: string): boolean {
 /** A URL's host as an address or name (brackets of an IPv6 literal removed). */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
+/** Whether the URL as written has a userinfo part, an empty one too (`http://@host/`, which the URL parser drops). */
+const hasUserinfo = (text: string, url: URL) => url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*@/i.test(text.trim());
+
 export const URL_RULE = 'must be an http or https URL of a public host';
 
 /** The URL's own problem (syntax, scheme, a literal forbidden address), without DNS. */
@@ -107,9 +110,10 @@ export function urlProblem(text: string, allowPrivate: boolean): string | undefi
     return 'must be an absolute http or https URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  if (url.username || url.password) return 'must not carry a user name or password';
+  if (hasUserinfo(text, url)) return 'must not carry a user name or password';
   if (allowPrivate) return undefined;
-  const host = hostOf(url).toLowerCase();
+  // A trailing dot (a fully qualified name) names the same host: `localhost.` is `localhost`.
+  const host = hostOf(url).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local')) return URL_RULE;
   if (isIP(host) && isForbiddenAddress(host)) return URL_RULE;
   return undefined;

@@ -18,7 +18,7 @@ import { authRpcHandlers } from './rpc.js';
 import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
 import { AuthStore } from './store/auth-store.js';
 import { authMigrations } from './store/migrations.js';
-import { migrateLatest } from '../../lib/migrate-latest.js';
+import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningAuthService {
   port: number;
@@ -62,7 +62,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
-  const keys = signingKeysOf(config);
+  const keys = signingKeysOf(config, logger);
   const tokens = new AccessTokens(
     keys,
     config.AUTH_JWT_ISSUER,
@@ -72,7 +72,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
   const limits = new TokenRateLimits(
     { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
     store,
-    rateLimitSecretOf(config),
+    rateLimitSecretOf(config, logger),
     options.rateLimitStore,
   );
   const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);
@@ -85,8 +85,8 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
 }
 
 /** AUTH_SIGNING_KEY (with AUTH_ACCEPTED_KEYS), or outside production a key pair generated once into DATA_DIR. */
-function signingKeysOf(config: Config): SigningKeys {
-  const signingKey = configuredOrKept(config.AUTH_SIGNING_KEY, { name: 'AUTH_SIGNING_KEY', file: 'dev-signing-key', generate: generatePrivateKey }, config);
+function signingKeysOf(config: Config, logger: Logger): SigningKeys {
+  const signingKey = configuredOrKept(config.AUTH_SIGNING_KEY, { name: 'AUTH_SIGNING_KEY', file: 'dev-signing-key', generate: generatePrivateKey }, config, logger);
   return new SigningKeys(signingKey, config.AUTH_ACCEPTED_KEYS);
 }
 
@@ -95,14 +95,14 @@ function signingKeysOf(config: Config): SigningKeys {
  * AUTH_JWT_SECRET: its value stands in, so the counters and the remembered sign-in addresses
  * (kept by digest) carry over.
  */
-function rateLimitSecretOf(config: Config): string {
+function rateLimitSecretOf(config: Config, logger: Logger): string {
   const file = { name: 'AUTH_RATE_LIMIT_SECRET', file: 'dev-rate-limit-secret', generate: randomSecret };
-  return configuredOrKept(config.AUTH_RATE_LIMIT_SECRET ?? config.AUTH_JWT_SECRET, file, config);
+  return configuredOrKept(config.AUTH_RATE_LIMIT_SECRET ?? config.AUTH_JWT_SECRET, file, config, logger);
 }
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
   const db = openAuthDatabase(config, logger);
-  await migrateLatest(db);
+  await migrateAndReport(db, 'auth', logger);
   // Shared by every auth replica on the same Redis; the admin CLI (no token requests) counts nothing there.
   const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
   const { service, store, cache, revocations, keys } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {

@@ -4,6 +4,8 @@ import {
   ReserveTicketRequest,
   Reservation,
   type ConfirmReservationRequest,
+  type ListReservationBarcodesRequest,
+  type ListReservationBarcodesResponse,
   type ListReservationsRequest,
   type ListReservationsResponse,
   type MarkReservationPendingRequest,
@@ -12,7 +14,7 @@ import {
   type ScanBarcodeRequest,
 } from '../../lib/gen/ticketing/v1/reservation.js';
 import { fromMessageField } from '../../lib/fields/messages.js';
-import { isDue, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
+import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
 import { ticketStatus } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
@@ -33,6 +35,13 @@ import { reservationChange, scanChange } from './change-events.js';
 import { recordChange } from './store/outbox-store.js';
 
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
+
+/**
+ * The most barcodes one page of a reservation list carries (each reservation counted at its
+ * most): about 170 KB of generated codes, 660 KB of the longest predefined ones, far below
+ * the 4 MiB a gRPC message may have (docs/stock-moves.md "Bounded messages").
+ */
+const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
 
 /** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
 const BARCODE_ATTEMPTS = 3;
@@ -117,12 +126,21 @@ export class ReservationService {
     const listKey = reservationListKey(ticket.guid, state ?? '');
     const after = decodePageToken(request.page_token, listKey);
     await this.settleDue([ticket.guid]);
-    const rows = await this.store.list(ticket.guid, state, after, size + 1);
-    const page = rows.slice(0, size);
+    const { reservations, more } = await this.store.list(ticket.guid, state, after, size, BARCODES_PER_PAGE);
     return {
-      reservations: page.map(reservationMessage),
-      next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '',
+      reservations: reservations.map(reservationMessage),
+      next_page_token: more ? encodePageToken(listKey, reservations[reservations.length - 1]!.id) : '',
     };
+  }
+
+  /** Every barcode of a reservation, page by page (its read carries at most MAX_UNITS_PER_ORDER). */
+  async listBarcodes(caller: AuthenticatedCaller, request: ListReservationBarcodesRequest): Promise<ListReservationBarcodesResponse> {
+    const reservation = await this.findReservation(caller, request.guid);
+    const size = pageSize(request.page_size);
+    const listKey = `barcodes:${reservation.guid}`;
+    const rows = await this.store.barcodesOf(reservation.guid, decodePageToken(request.page_token, listKey), size + 1);
+    const page = rows.slice(0, size);
+    return { barcodes: page.map((row) => row.barcode), next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '' };
   }
 
   /**

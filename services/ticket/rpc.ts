@@ -11,6 +11,7 @@ import type {
 import type {
   ConfirmReservationRequest,
   GetReservationRequest,
+  ListReservationBarcodesRequest,
   ListReservationsRequest,
   MarkReservationPendingRequest,
   ReleaseReservationRequest,
@@ -121,6 +122,7 @@ export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger
     reserveTicket: handler('ReserveTicket', (caller, req: ReserveTicketRequest) => reservations.reserve(caller, req)),
     getReservation: handler('GetReservation', (caller, req: GetReservationRequest) => reservations.get(caller, req.guid)),
     listReservations: handler('ListReservations', (caller, req: ListReservationsRequest) => reservations.list(caller, req)),
+    listReservationBarcodes: handler('ListReservationBarcodes', (caller, req: ListReservationBarcodesRequest) => reservations.listBarcodes(caller, req)),
     markReservationPending: handler('MarkReservationPending', (caller, req: MarkReservationPendingRequest) => reservations.markPending(caller, req)),
     confirmReservation: handler('ConfirmReservation', (caller, req: ConfirmReservationRequest) => reservations.confirm(caller, req)),
     releaseReservation: handler('ReleaseReservation', (caller, req: ReleaseReservationRequest) => reservations.release(caller, req)),

@@ -13,7 +13,7 @@ import { startExpirySweeper } from './expiry-sweeper.js';
 import { eventRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
-import { migrateLatest } from '../../lib/migrate-latest.js';
+import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
   port: number;
@@ -23,9 +23,10 @@ export interface RunningTicketService {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Knex {
+export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>, poolMax?: number): Knex {
   return createDatabase({
     logger,
+    poolMax,
     url: config.TICKET_DATABASE_URL,
     sqliteFile: path.join(config.DATA_DIR, 'ticket.sqlite'),
     migrations: { migrationSource: migrationSource(ticketMigrations), tableName: 'knex_migrations' },
@@ -34,7 +35,7 @@ export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug'
 
 export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
   const db = openTicketDatabase(config, logger);
-  await migrateLatest(db);
+  await migrateAndReport(db, 'ticket', logger);
   observePool('ticket', db);
   const auth = new AuthCheck(config.authGrpcAddress, {
     deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),

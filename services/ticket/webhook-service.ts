@@ -54,12 +54,12 @@ export class WebhookService {
     return findInCompanies('Webhook', caller.companyIds, guid, (companyIds, id) => this.store.find(companyIds, id));
   }
 
-  /** The rules the field table cannot say: `events` names known types, `url` a public http(s) target (also after DNS). */
+  /** `events` by its kind in the table (known types or *, at least one); `url` a public http(s) target (also after DNS). */
   private async targetViolations(values: { url?: string; events?: string[] }): Promise<FieldViolation[]> {
     const violations: FieldViolation[] = [];
     if (values.events !== undefined) {
-      const known: readonly string[] = WEBHOOK_EVENT_TYPES;
-      const valid = values.events.length > 0 && values.events.every((type) => type === ALL_EVENTS || known.includes(type));
+      const { values: known, minItems }: { values: readonly string[]; minItems: number } = WEBHOOK_FIELDS.events.kind;
+      const valid = values.events.length >= minItems && values.events.every((type) => known.includes(type));
       if (!valid) violations.push({ field: 'events', description: EVENTS_RULE });
     }
     if (values.url !== undefined) {
@@ -132,6 +132,9 @@ export class WebhookService {
     return retryWrite('webhook', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('webhook', request.etag, () => ({ etag: webhookEtag(current), version: current.version }));
+      // Nothing sent (`{}` over REST): nothing to check or change. checkChanges would read an
+      // empty mask as "the fields set" again, and the empty `events` list as one of them.
+      if (mask.length === 0) return webhookMessage(current);
       const { changes, violations } = checkChanges(WEBHOOK, webhook, mask, current);
       violations.push(...(await this.targetViolations(changes)));
       if (violations.length) throw RpcError.invalidArgument(violations);

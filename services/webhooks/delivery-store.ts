@@ -21,7 +21,8 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-const FAN_OUT_BATCH = 200;
+/** Outbox events fanned out per transaction (and per worker round). */
+export const FAN_OUT_BATCH = 200;
 
 /**
  * The worker's SQL (docs/webhooks.md "Delivery"). Work is taken in short transactions that

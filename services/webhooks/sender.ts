@@ -5,13 +5,6 @@ import { Webhook } from 'standardwebhooks';
 import { resolveTarget, TargetRefused } from '../../lib/webhooks/targets.js';
 import type { AttemptOutcome } from './delivery-store.js';
 
-/**
- * Connections are kept alive between attempts (a burst to one receiver does not pay a
- * handshake per event); a kept connection goes to an address that was checked when it was
- * opened.
- */
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }) };
-
 /** Of a receiver's answer, at most this much is read (and nothing of it kept). */
 const RESPONSE_CAP_BYTES = 16 * 1024;
 
@@ -24,9 +17,16 @@ export interface Outgoing {
 }
 
 export interface SendOptions {
-  /** The whole attempt's deadline: DNS lookup, connection and answer together. */
+  /** The whole attempt's deadline: DNS lookup, connection and answer together, counted from this call. */
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  /**
+   * The connection pool to send through (the worker gives each endpoint its own, never
+   * smaller than the sends it lets run at once, so an attempt never waits for a socket);
+   * none: a connection of its own. A kept connection goes to an address that was checked
+   * when it was opened.
+   */
+  agent?: (protocol: 'http:' | 'https:') => http.Agent;
 }
 
 /**
@@ -71,7 +71,7 @@ export async function sendWebhook(outgoing: Outgoing, options: SendOptions): Pro
       clearTimeout(timer);
       resolve(result);
     };
-    const request = transport.request(target.url, { method: 'POST', headers, lookup: pinned, agent: AGENTS[target.url.protocol as keyof typeof AGENTS] }, (response) => {
+    const request = transport.request(target.url, { method: 'POST', headers, lookup: pinned, agent: options.agent?.(target.url.protocol as 'http:' | 'https:') ?? false }, (response) => {
       const status = response.statusCode ?? 0;
       let read = 0;
       response.on('data', (chunk: Buffer) => {

@@ -11,16 +11,17 @@ import { exitOnStartFailure, loadConfigOrExit } from '../../lib/process/entrypoi
 import { isMain } from '../../lib/process/is-main.js';
 import { shutdownOnSignals } from '../../lib/process/shutdown.js';
 import { openTicketDatabase } from '../ticket/server.js';
-import { DeliveryStore, type AttemptOutcome, type ClaimedDelivery } from './delivery-store.js';
+import { DeliveryStore, FAN_OUT_BATCH, type AttemptOutcome, type ClaimedDelivery } from './delivery-store.js';
 import { retryAt } from './retry-schedule.js';
 import { sendWebhook } from './sender.js';
+import { EndpointLanes, type LaneTicket } from './endpoint-lanes.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { beat } from './heartbeat.js';
 import { startMetrics } from '../../lib/metrics-server.js';
 import { webhookAttempts, webhookDeliveriesGivenUp } from '../../lib/metrics.js';
 
-/** Deliveries claimed per round; each endpoint's are sent one after another, in event order. */
-const CLAIM_BATCH = 100;
+/** Deliveries claimed per round; each endpoint's are started in event order, several at once (endpoint-lanes.ts). */
+const CLAIM_BATCH = 500;
 /** A lease outlives the longest attempt (WEBHOOK_TIMEOUT_MS, DNS to answer) by this much. */
 const LEASE_MARGIN_MS = 2000;
 /** The rest of a queue's leases are renewed before a send when less than one attempt and this much is left. */
@@ -29,7 +30,30 @@ const RENEW_MARGIN_MS = 500;
 const RETENTION_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
-export type WorkerConfig = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_POLL_INTERVAL_MS' | 'WEBHOOK_TIMEOUT_MS'>;
+/**
+ * MySQL connections of a worker's own pool: the fan-out, the claim, and the recording of the
+ * endpoints' queues (one transaction at a time each) in short statements.
+ */
+const WORKER_POOL_MAX = 4;
+
+/**
+ * The worker's database. On MySQL always its own small pool, also inside `npm start`: sharing
+ * the ticket service's pool, its fan-out would queue behind every stock move waiting on a hot
+ * ticket's lock, and a rush would hold every event back until it ends. On SQLite inside
+ * `npm start` the service's connection (`shared`): a second connection of the same process to
+ * the same file would wait for the first's write lock synchronously, on the very thread the
+ * first needs to finish.
+ */
+export function openWorkerDatabase(config: Config, logger: Logger, shared?: Knex): Knex {
+  return shared && !config.TICKET_DATABASE_URL ? shared : openTicketDatabase(config, logger, WORKER_POOL_MAX);
+}
+
+export type WorkerConfig = Pick<
+  Config,
+  'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_POLL_INTERVAL_MS' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_CONCURRENCY_PER_ENDPOINT' | 'WEBHOOK_CONCURRENCY_PER_HOST'
+>;
+
+const errorCode = (err: unknown) => (err as { code?: string }).code ?? (err as Error).message;
 
 export interface RunningWorker {
   /** Look for work now (a writer in the same process just committed). */
@@ -49,31 +73,38 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
   const attemptMs = config.WEBHOOK_TIMEOUT_MS;
   const leaseMs = attemptMs + LEASE_MARGIN_MS;
   const sendOptions = { timeoutMs: attemptMs, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const lanes = new EndpointLanes({ perEndpoint: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT, perHost: config.WEBHOOK_CONCURRENCY_PER_HOST, timeoutMs: attemptMs });
   let stopped = false;
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
 
   /**
-   * One endpoint's claimed deliveries, one after another in event order. Delivered ones are
-   * recorded in runs while the next ones are sent; a failed one is recorded (with its retry
-   * time) after the runs before it, and the rest of the queue goes back unsent, so a dead
-   * receiver costs one timeout per round, not one per event. The leases of the rest are
-   * renewed before they could run out during a send, so a long queue never outlives them.
+   * One endpoint's claimed deliveries, started in event order, as many at once as its lane
+   * lets through (endpoint-lanes.ts: its window, at most WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+   * and the host's share). Delivered ones are recorded in runs while the next ones are sent;
+   * a failed one is recorded with its retry time, no more are started, and the rest of the
+   * queue goes back unsent once those in flight have ended, so a dead receiver costs one
+   * timeout per round, not one per event. Before each start the leases of the rest, and of
+   * those sent but not recorded yet, are renewed when they could run out during a send, so a
+   * long queue never outlives them.
    */
   const busy = new Map<string, Promise<void>>();
   const sendQueue = async (deliveries: ClaimedDelivery[]) => {
     let leaseUntil = Date.now() + leaseMs;
     let run: Array<{ delivery: ClaimedDelivery; outcome: AttemptOutcome; at: Date }> = [];
     let recording: Promise<void> | undefined;
+    /** Started, not recorded yet: their leases are renewed with the rest's. */
+    const unrecorded = new Set<ClaimedDelivery>();
     const flush = () => {
       if (recording || run.length === 0) return;
       const items = run;
       run = [];
       recording = store
         .recordDelivered(items)
-        .catch((err: unknown) => logger.warn({ err: (err as { code?: string }).code ?? (err as Error).message }, 'recording webhook deliveries failed; their leases run out and they go again'))
+        .catch((err: unknown) => logger.warn({ err: errorCode(err) }, 'recording webhook deliveries failed; their leases run out and they go again'))
         .finally(() => {
+          for (const { delivery } of items) unrecorded.delete(delivery);
           recording = undefined;
           flush();
         });
@@ -84,40 +115,72 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
         await recording;
       }
     };
+    const inFlight = new Set<Promise<void>>();
+    let failed = false;
+    const send = async (delivery: ClaimedDelivery, ticket: LaneTicket) => {
+      let outcome: AttemptOutcome | undefined;
+      try {
+        outcome = await sendWebhook(
+          { url: delivery.endpoint.url, secret: delivery.endpoint.secret, id: delivery.event.id, body: eventBody(delivery.event) },
+          { ...sendOptions, agent: (protocol) => lanes.agent(delivery.endpoint.guid, protocol) },
+        );
+      } finally {
+        lanes.finish(ticket, outcome ?? { delivered: false, durationMs: attemptMs });
+      }
+      const at = new Date();
+      webhookAttempts.inc({ outcome: outcome.delivered ? 'delivered' : 'failed' });
+      logger.debug({ event: delivery.event.id, type: delivery.event.type, endpoint: delivery.endpoint.guid, status: outcome.responseStatus, delivered: outcome.delivered }, 'webhook attempt');
+      if (outcome.delivered) {
+        run.push({ delivery, outcome, at });
+        return flush();
+      }
+      failed = true;
+      const next = retryAt(config.WEBHOOK_RETRY_SCHEDULE, delivery.attempts + 1, at);
+      await store.record(delivery, outcome, next, at).finally(() => unrecorded.delete(delivery));
+      if (!next) webhookDeliveriesGivenUp.inc();
+    };
+    let started = 0;
+    let leaseLost = false;
     try {
-      for (let i = 0; i < deliveries.length; i++) {
-        const delivery = deliveries[i]!;
-        const rest = deliveries.slice(i);
-        if (stopped) return await store.release(rest);
-        if (Date.now() + attemptMs + RENEW_MARGIN_MS > leaseUntil) {
-          const renewedAt = Date.now();
-          // Fewer renewed than held: the lease ran out (a stalled process) and another worker may have them now.
-          if ((await store.renew(rest, leaseMs)) !== rest.length) return;
-          leaseUntil = renewedAt + leaseMs;
-        }
+      while (started < deliveries.length && !failed && !stopped) {
+        const delivery = deliveries[started]!;
         if (delivery.endpoint.deleted) {
           await store.drop(delivery);
+          started++;
           continue;
         }
         // Disabled since the claim: back unsent, left alone by the claims until it is enabled again.
-        if (!delivery.endpoint.enabled) return await store.release(rest);
-        const outcome = await sendWebhook({ url: delivery.endpoint.url, secret: delivery.endpoint.secret, id: delivery.event.id, body: eventBody(delivery.event) }, sendOptions);
-        const at = new Date();
-        webhookAttempts.inc({ outcome: outcome.delivered ? 'delivered' : 'failed' });
-        logger.debug({ event: delivery.event.id, type: delivery.event.type, endpoint: delivery.endpoint.guid, status: outcome.responseStatus, delivered: outcome.delivered }, 'webhook attempt');
-        if (outcome.delivered) {
-          run.push({ delivery, outcome, at });
-          flush();
+        if (!delivery.endpoint.enabled) break;
+        if (Date.now() + attemptMs + RENEW_MARGIN_MS > leaseUntil) {
+          const rest = deliveries.slice(started);
+          const renewedAt = Date.now();
+          // Fewer renewed than held: the lease ran out (a stalled process) and another worker may have them now.
+          if ((await store.renew(rest, leaseMs)) !== rest.length) {
+            leaseLost = true;
+            break;
+          }
+          await store.renew([...unrecorded], leaseMs);
+          leaseUntil = renewedAt + leaseMs;
+        }
+        const ticket = lanes.tryStart(delivery.endpoint.guid, delivery.endpoint.url);
+        if (!ticket) {
+          await Promise.race(inFlight);
           continue;
         }
-        await drain();
-        const next = retryAt(config.WEBHOOK_RETRY_SCHEDULE, delivery.attempts + 1, at);
-        await store.record(delivery, outcome, next, at);
-        if (!next) webhookDeliveriesGivenUp.inc();
-        return await store.release(deliveries.slice(i + 1));
+        started++;
+        unrecorded.add(delivery);
+        const sending = send(delivery, ticket)
+          .catch((err: unknown) => {
+            failed = true;
+            logger.warn({ err: errorCode(err) }, 'recording a webhook attempt failed; its lease runs out and it goes again');
+          })
+          .finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
       }
     } finally {
+      await Promise.all(inFlight);
       await drain();
+      if (!leaseLost) await store.release(deliveries.slice(started));
     }
   };
 
@@ -131,8 +194,9 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
   /** One round: fan out new events, then hand what is due to its endpoint's queue. True when there may be more. */
   const round = async (): Promise<boolean> => {
     await pruneNowAndThen();
-    let fanned = 0;
-    for (let batch; (batch = await store.fanOut(new Date())) > 0 && !stopped; ) fanned += batch;
+    lanes.prune();
+    // One batch, then the claim: new events arriving all the time (a rush) never keep the claim waiting.
+    const fanned = await store.fanOut(new Date());
     if (stopped) return false;
     // Endpoints with a queue running here are left out, so one slow receiver never holds up another.
     const claimed = await store.claim(new Date(), CLAIM_BATCH, leaseMs, [...busy.keys()]);
@@ -140,14 +204,14 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
     for (const delivery of claimed) byEndpoint.set(delivery.endpoint.guid, [...(byEndpoint.get(delivery.endpoint.guid) ?? []), delivery]);
     for (const [endpoint, deliveries] of byEndpoint) {
       const queue = sendQueue(deliveries)
-        .catch((err: unknown) => logger.warn({ err: (err as { code?: string }).code ?? (err as Error).message }, 'webhook send failed; the lease will run out and it goes again'))
+        .catch((err: unknown) => logger.warn({ err: errorCode(err) }, 'webhook send failed; the lease will run out and it goes again'))
         .finally(() => {
           busy.delete(endpoint);
           run();
         });
       busy.set(endpoint, queue);
     }
-    return claimed.length === CLAIM_BATCH || fanned > 0;
+    return claimed.length === CLAIM_BATCH || fanned === FAN_OUT_BATCH;
   };
 
   const run = () => {
@@ -163,7 +227,7 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
         while (((await round()) || again) && !stopped);
         onHealthyRound();
       } catch (err) {
-        logger.warn({ err: (err as { code?: string }).code ?? (err as Error).message }, 'webhook round failed; will retry');
+        logger.warn({ err: errorCode(err) }, 'webhook round failed; will retry');
       } finally {
         running = undefined;
         if (!stopped) timer = setTimeout(run, config.WEBHOOK_POLL_INTERVAL_MS);
@@ -180,6 +244,7 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
       await running;
       // Sends in flight get a moment to be recorded; one cut short is sent again later (at least once).
       await Promise.race([Promise.all(busy.values()), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      lanes.close();
     },
   };
 }
@@ -188,7 +253,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('webhooks');
   const logger = createLogger('webhooks', config.LOG_LEVEL);
   const metrics = await startMetrics(config, logger);
-  const db = openTicketDatabase(config, logger);
+  const db = openWorkerDatabase(config, logger);
   const worker = startWebhookWorker(db, config, logger, beat);
   logger.info({ pollMs: config.WEBHOOK_POLL_INTERVAL_MS }, 'webhook worker running');
   shutdownOnSignals(

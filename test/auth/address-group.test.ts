@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressGroup } from '../../services/auth/domain/known-addresses.js';
+import { addressGroup } from '../../lib/address-group.js';
 
 /** Where an account signed in from is remembered per address group (services/auth/domain/known-addresses.ts). */
 describe('addressGroup', () => {
@@ -15,5 +15,17 @@ describe('addressGroup', () => {
     expect(addressGroup('2001:db8:1:3::1')).not.toBe(group);
     expect(addressGroup('::1')).toBe('0:0:0:0::/64');
     expect(addressGroup('2001:db8::')).toBe('2001:db8:0:0::/64');
+  });
+});
+
+describe('addressGroup with another prefix length', () => {
+  it('cuts at any bit: /48, /56, /60, /128', () => {
+    expect(addressGroup('2001:db8:1:2::1', 48)).toBe('2001:db8:1::/48');
+    expect(addressGroup('2001:db8:1:2ab::1', 56)).toBe('2001:db8:1:200::/56');
+    expect(addressGroup('2001:db8:1:2ab::1', 60)).toBe('2001:db8:1:2a0::/60');
+    expect(addressGroup('2001:db8:1:2::1', 128)).toBe('2001:db8:1:2:0:0:0:1::/128');
+    expect(addressGroup('2001:db8:1:2::1', 128)).not.toBe(addressGroup('2001:db8:1:2::2', 128));
+    expect(addressGroup('fe80::1%eth0', 64)).toBe('fe80:0:0:0::/64');
+    expect(addressGroup('::ffff:203.0.113.5', 48)).toBe('203.0.113.5');
   });
 });

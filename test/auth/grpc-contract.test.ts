@@ -13,11 +13,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 /** The comment block right above `service <name> {`. */
 const serviceHeader = (file: string) => /((?:\/\/.*\n)+)service \w+ \{/.exec(read(file))?.[1] ?? '';
-const grpcSection = () => /\n## gRPC\n([\s\S]*?)\n## /.exec(read('README.md'))?.[1] ?? '';
+const grpcSection = () => read('docs/grpc.md');
 
 /**
  * What a gRPC user must know is written where a gRPC user looks (the proto comments, the
- * README's gRPC section), and it is what the services do.
+ * gRPC page of the docs, docs/grpc.md), and it is what the services do.
  */
 describe('the gRPC contract as documented', () => {
   let stack: TestStack;
@@ -37,7 +37,7 @@ describe('the gRPC contract as documented', () => {
     await stack?.stop();
   });
 
-  it('the proto comments and the README name x-validate-only, refresh-token replay, the IssueToken errors and protoc 3.15', () => {
+  it('the proto comments and docs/grpc.md name x-validate-only, refresh-token replay, the IssueToken errors and protoc 3.15', () => {
     for (const text of [serviceHeader('proto/ticketing/v1/ticket.proto'), serviceHeader('proto/ticketing/v1/event.proto'), grpcSection()]) {
       expect(text).toContain('x-validate-only: 1');
       expect(text).toMatch(/protoc 3\.15/);

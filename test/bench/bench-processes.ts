@@ -74,11 +74,11 @@ export async function startBenchStack(topology: Topology, mysqlUrl: string, redi
   return startOneProcess(mysqlUrl, redisUrl);
 }
 
-/** `npm start`: services/stack.ts, all three servers in one process. */
-async function startOneProcess(mysqlUrl: string, redisUrl: string): Promise<BenchStack> {
+/** `npm start`: services/stack.ts, all three servers in one process; without `mysqlUrl` on the embedded backend (SQLite in its data directory). */
+export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: string): Promise<BenchStack> {
   const id = `bench${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-bench-'));
-  const databases = await createTestDatabases(mysqlUrl, id);
+  const databases = mysqlUrl ? await createTestDatabases(mysqlUrl, id) : { authUrl: '', ticketUrl: '', drop: async () => undefined };
   const prefix = `test:${id}:`;
   const ports = { gateway: await freePort(), auth: await freePort(), ticket: await freePort(), metrics: await freePort() };
   const env = {

@@ -3,7 +3,9 @@
  * (500) concurrent buyers each reserving 1-4 and confirming, again and again until the
  * ticket is sold out; once over gRPC (ReservationService, as a shop would) and once over
  * REST (through the gateway). Prints reservations per second, p50/p99 of the reserve
- * call, the final counters and how much was oversold (must be 0).
+ * call, the final counters and how much was oversold (must be 0). Then the same rush with
+ * bare SQL on the same database server (rush-limit.ts: one transaction per move, and
+ * batched), and each of our figures beside the limit's, with the ratio (issue 22).
  */
 import { performance } from 'node:perf_hooks';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -11,12 +13,15 @@ import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation
 import { callUnary } from '../../lib/grpc/client.js';
 import { readErrorDetails, isServiceError } from '../../lib/grpc/errors.js';
 import { bearer, request } from '../support/http.js';
+import { rushLimit, type LimitMode, type RushFigures } from './rush-limit.js';
 
 /** What the rush needs of a running stack. */
 export interface RushTarget {
   backend: string;
   baseUrl: string;
   ticketGrpcAddress: string;
+  /** The ticket database's MySQL URL: the raw limit runs on a scratch database of the same server. */
+  ticketDatabaseUrl: string;
 }
 
 /** Read when a rush starts, so that a caller (BENCH_QUICK) can set smaller defaults first. */
@@ -119,6 +124,7 @@ async function rush(stack: RushTarget, token: string, eventGuid: string, shop: S
     'reservations/s': Math.round(reservations / seconds),
     'reserve p50 ms': percentile(latencies, 50).toFixed(1),
     'reserve p99 ms': percentile(latencies, 99).toFixed(1),
+    'confirms/s': Math.round(reservations / seconds),
     sold_count: final.sold_count,
     reserved_count: final.reserved_count,
     pending_count: final.pending_count,
@@ -129,10 +135,31 @@ async function rush(stack: RushTarget, token: string, eventGuid: string, shop: S
   };
 }
 
-/** Runs the rush over gRPC and over REST on the given stack; prints and returns one row each. */
+/** The figures compared with the limit; `oversold` must be 0 everywhere. */
+const COMPARED = ['reservations/s', 'reserve p50 ms', 'reserve p99 ms', 'confirms/s', 'oversold'] as const satisfies readonly (keyof RushFigures)[];
+
+/** One row per figure: ours over gRPC and REST, the limit per move and batched, and ours / batched. */
+function againstLimit(ours: readonly Record<string, unknown>[], limits: Record<LimitMode, RushFigures>): Record<string, unknown>[] {
+  const [grpc, rest] = ours.map((row) => (key: string) => Number(row[key]));
+  const ratio = (a: number, b: number) => (b > 0 ? Number((a / b).toFixed(2)) : null);
+  return COMPARED.map((figure) => ({
+    figure,
+    gRPC: grpc!(figure),
+    REST: rest!(figure),
+    'limit, per move': limits['per move'][figure],
+    'limit, batched': limits.batched[figure],
+    'gRPC / batched': ratio(grpc!(figure), limits.batched[figure]),
+    'REST / batched': ratio(rest!(figure), limits.batched[figure]),
+  }));
+}
+
+/**
+ * Runs the rush over gRPC and over REST on the given stack, then the raw limit on the same
+ * database server; prints both and the comparison, returns the rows.
+ */
 export async function runRush(stack: RushTarget, token: string): Promise<Record<string, unknown>[]> {
   const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(token), json: { name: 'On-sale rush' } });
-  const rows = [];
+  const rows: Record<string, unknown>[] = [];
   for (const shop of [grpcShop(stack, token), restShop(stack, token)]) {
     try {
       rows.push(await rush(stack, token, event.body.guid as string, shop));
@@ -142,5 +169,12 @@ export async function runRush(stack: RushTarget, token: string): Promise<Record<
   }
   console.log(`\nOn-sale rush (${stack.backend}): each buyer reserves 1-4 and confirms, until sold out\n`);
   console.table(rows);
+  const limits = {} as Record<LimitMode, RushFigures>;
+  for (const mode of ['per move', 'batched'] as const) {
+    limits[mode] = await rushLimit(mode, { mysqlUrl: stack.ticketDatabaseUrl, stock: stock(), buyers: buyers() });
+    rows.push({ path: `bare SQL, ${mode}`, stock: stock(), buyers: buyers(), ...limits[mode] });
+  }
+  console.log(`\nThe same rush with bare SQL on the same database server (no RPC), and ours against it\n`);
+  console.table(againstLimit(rows, limits));
   return rows;
 }

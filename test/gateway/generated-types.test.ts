@@ -1,18 +1,20 @@
 /**
  * Generated client types compile the README's own examples (issue 13 item 2): types made by
  * openapi-typescript (with its default options) from the live /openapi.json, and every JSON
- * body of the README's curl walk as a typed object of its operation, checked by `tsc`.
+ * body of the README's curl walk (and of the docs blocks that continue it) as a typed object of
+ * its operation, checked by `tsc`.
  * Required means required at creation; a default is a default, not "always sent". The
  * document is the same on both backends, so the mysql project skips this file.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fullWalk } from '../support/doc-walk.js';
 import { request } from '../support/http.js';
 import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
 
@@ -26,14 +28,15 @@ interface ReadmeBody {
 }
 
 /**
- * The JSON bodies (`-d '{...}'`) of the README's curl commands with their operation: `$BASE`
+ * The JSON bodies (`-d '{...}'`) of the walk's curl commands with their operation: `$BASE`
  * and `$AUTH` are the gateway and the auth prefix, a `$VARIABLE` segment is a path parameter.
  */
 function readmeJsonBodies(readme: string, authPrefix: string, templates: string[]): ReadmeBody[] {
   const commands = readme.replace(/\\\n\s*/g, ' ').split('\n').filter((line) => /(^|\$\()curl /.test(line.trim()));
   const bodies: ReadmeBody[] = [];
   for (const line of commands) {
-    const json = /-d '(\{.*?\})'/.exec(line)?.[1];
+    // A shell value spliced into the JSON ('"$EMAIL"') stands for a string.
+    const json = /-d '(\{.*?\})'/.exec(line)?.[1]?.replace(/'"\$(\w+)"'/g, '$1');
     const url = /"?\$(BASE|AUTH)(\/[^\s"?]*)/.exec(line);
     if (!json || !url) continue;
     const method = /-X (\w+)/.exec(line)?.[1] ?? 'POST';
@@ -63,7 +66,7 @@ describe.skipIf(testBackend() === 'mysql')('types generated from /openapi.json (
   it('compile the README\'s JSON bodies; creation requires only what creation requires; event statuses are the event\'s', async () => {
     const document = (await request(`${stack.baseUrl}/openapi.json`)).body;
     writeFileSync(path.join(dir, 'api.ts'), astToString(await openapiTS(document)));
-    const bodies = readmeJsonBodies(readFileSync('README.md', 'utf8'), stack.authUrl.slice(stack.baseUrl.length), Object.keys(document.paths));
+    const bodies = readmeJsonBodies(fullWalk(), stack.authUrl.slice(stack.baseUrl.length), Object.keys(document.paths));
     const operations = bodies.map((body) => `${body.method.toUpperCase()} ${body.template}`);
     expect(operations).toEqual(expect.arrayContaining(['POST /auth/users', 'POST /event', 'POST /event/{eventGuid}/ticket', 'PUT /ticket/{guid}']));
 

@@ -16,8 +16,6 @@ function serviceError(err: RpcError): ServiceError {
 
 describe('grpc-js messages never reach a client (issue 7, finding 7)', () => {
   it.each([
-    [status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
-    [status.RESOURCE_EXHAUSTED, 'Received message larger than max (5000000 vs 4194304)'],
     [status.INTERNAL, 'Received RST_STREAM with code 2 (Internal server error)'],
     [status.UNIMPLEMENTED, 'The server does not implement the method /x.Y/Z'],
     [status.CANCELLED, 'Call cancelled'],
@@ -25,6 +23,16 @@ describe('grpc-js messages never reach a client (issue 7, finding 7)', () => {
   ])('a locally raised %s is a 500 in our words', (code, text) => {
     const problem = problemFromGrpc(localError(code, text));
     expect(problem).toMatchObject({ status: 500, detail: 'Internal error.' });
+    expect(problem.retryAfterSeconds).toBeUndefined();
+  });
+
+  // Issue 18 item 1: an answer over the gRPC message limit was a 500 for good (GET of a reservation of 240,000 barcodes).
+  it.each([
+    [status.RESOURCE_EXHAUSTED, 'Received message larger than max (5000000 vs 4194304)'],
+    [status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
+  ])('a locally raised %s (a message too large, flow control) is a 502 in our words, never a 500', (code, text) => {
+    const problem = problemFromGrpc(localError(code, text));
+    expect(problem).toMatchObject({ status: 502, detail: 'The answer was too large to pass through the gateway; read it page by page.' });
     expect(problem.retryAfterSeconds).toBeUndefined();
   });
 

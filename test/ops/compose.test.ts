@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, loadProxyConfig, type Config, type ProcessName } from '../../lib/config.js';
+import { loadConfig, type Config, type ProcessName } from '../../lib/config.js';
+import { SHUTDOWN_OVERRUN_MS } from '../../lib/process/shutdown.js';
 import { parsePrivateKey } from '../../lib/tokens/keys.js';
+import { HAPROXY_CONFIG } from './load-balancer.js';
 import {
   afterEntrypoint,
   containerArgv,
@@ -48,7 +50,6 @@ const [initName, init] = initService(compose);
 const firstInit = initSecrets(secretsVolume, init, vars);
 const stored = (dir: string) => Object.fromEntries(SECRET_NAMES.map((name) => [name, readFileSync(path.join(dir, name), 'utf8')]));
 const generated = stored(secretsVolume);
-const SHUTDOWN_GRACE_SECONDS = 10;
 
 const ENTRYPOINTS = {
   auth: 'dist/services/auth/main.js',
@@ -62,7 +63,10 @@ const [ticketName, ticket] = serviceRunning(compose, ENTRYPOINTS.ticket);
 const [gatewayName, gateway] = serviceRunning(compose, ENTRYPOINTS.gateway);
 const [migrateName, migrate] = serviceRunning(compose, ENTRYPOINTS.migrate);
 const [webhooksName, webhooks] = serviceRunning(compose, ENTRYPOINTS.webhooks);
-const [proxyName, proxy] = serviceRunning(compose, 'dist/services/proxy/main.js');
+const [proxyName, proxy] = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('haproxy:'))!;
+const haproxyConfig = readFileSync(HAPROXY_CONFIG, 'utf8');
+/** The port a `bind "${VAR-:port}"` line of haproxy.cfg listens on when VAR is unset (as in compose). */
+const haproxyPort = (variable: string) => Number(new RegExp(`^\\s*bind "\\$\\{${variable}-:(\\d+)\\}"`, 'm').exec(haproxyConfig)![1]);
 const nodeServices: Array<[string, ComposeService]> = [
   [authName, auth],
   [ticketName, ticket],
@@ -195,13 +199,13 @@ describe('docker-compose.yml', () => {
     expect(dnsTarget(configOf(gateway).ticketGrpcAddress), 'gateway -> ticket').toEqual([ticketName, ticketConfig.TICKET_GRPC_PORT]);
   });
 
-  it('publishes the proxy on 8080 and the gRPC ports on loopback with no fixed host port, so every service but the proxy scales', () => {
-    const proxyConfig = loadProxyConfig(serviceEnvironment(proxy, vars));
-    expect(portsOf(proxy, vars)).toEqual([{ hostIp: undefined, published: 8080, target: proxyConfig.PORT }]);
+  it('publishes the load balancer on 8080 and the gRPC ports on loopback with no fixed host port, so every service but the load balancer scales', () => {
+    expect(portsOf(proxy, vars)).toEqual([{ hostIp: undefined, published: 8080, target: haproxyPort('HTTP_BIND') }]);
     expect(readEnvExample().values.HTTP_PORT).toBe('8080');
-    // The gateway publishes nothing: it is reached through the proxy, which forwards to every replica of it ...
+    // The gateway publishes nothing: it is reached through HAProxy, which balances over every replica of it ...
     expect(portsOf(gateway, vars)).toEqual([]);
-    expect(proxyConfig.PROXY_UPSTREAM).toBe(`${gatewayName}:${configOf(gateway).PORT}`);
+    expect(serviceEnvironment(proxy, vars).GATEWAYS).toBe(`${gatewayName}:${configOf(gateway).PORT}`);
+    expect(haproxyConfig).toMatch(/^\s*server-template gateway \d+ "\$\{GATEWAYS\}"$/m);
     // ... and the services publish on loopback, a free host port per replica unless .env fixes one.
     expect(portsOf(auth, vars)).toEqual([{ hostIp: '127.0.0.1', published: undefined, target: configOf(auth).AUTH_GRPC_PORT }]);
     expect(portsOf(ticket, vars)).toEqual([{ hostIp: '127.0.0.1', published: undefined, target: configOf(ticket).TICKET_GRPC_PORT }]);
@@ -210,13 +214,17 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries(compose.services)) expect((service as Record<string, unknown>).container_name, name).toBeUndefined();
   });
 
-  it('the gateway trusts the one proxy hop in front of it (the client address of its rate limits), and the proxy holds no secret', () => {
+  it('the gateway trusts the one load balancer hop in front of it (the client address of its rate limits), and the load balancer holds no secret', () => {
     expect(configOf(gateway).TRUST_PROXY).toBe('1');
+    expect(haproxyConfig).toMatch(/^\s*option forwardfor$/m);
     const proxyEnv = serviceEnvironment(proxy, vars);
     for (const name of [...SECRET_NAMES, ...SECRET_SETTINGS]) expect(proxyEnv[name], `${proxyName} gets no ${name}`).toBeUndefined();
-    expect(proxy.volumes ?? [], `${proxyName} mounts no secrets volume`).toEqual([]);
+    expect(proxy.volumes, `${proxyName} mounts its configuration only`).toEqual(['./deploy/compose/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro']);
     expect(dependsOn(proxy)[gatewayName]).toBe('service_started');
-    expect(proxy.healthcheck?.test).toEqual(['CMD', 'node', 'dist/services/healthcheck.js', 'proxy']);
+    // Its health check asks its own /ready on the admin port (load-balancer.test.ts runs both).
+    const check = (proxy.healthcheck!.test as string[]).join(' ');
+    expect(check).toContain(`/dev/tcp/127.0.0.1/${haproxyPort('ADMIN_BIND')}`);
+    expect(check).toContain('GET /ready ');
   });
 
   it('serves metrics on their own port inside the compose network, never published nor on the gateway port', () => {
@@ -305,12 +313,15 @@ describe('docker-compose.yml', () => {
     expect(needs(gateway)).toEqual(expect.arrayContaining([authName, ticketName]));
   });
 
-  it('gives the processes longer than their shutdown grace period before SIGKILL', () => {
+  it('gives the processes their shutdown grace period, the overrun and 5 s of margin before SIGKILL; the load balancer more than its hard stop', () => {
+    const MARGIN_MS = 5000;
+    const secondsOf = (service: ComposeService) => Number(/^(\d+)s$/.exec(service.stop_grace_period ?? '')?.[1] ?? 10);
     for (const [name, service] of nodeServices) {
       if (oneShot(service)) continue;
-      const seconds = Number(/^(\d+)s$/.exec(service.stop_grace_period ?? '')?.[1] ?? 10);
-      expect(seconds, name).toBeGreaterThan(SHUTDOWN_GRACE_SECONDS);
+      expect(secondsOf(service) * 1000, name).toBeGreaterThanOrEqual(configOf(service).SHUTDOWN_GRACE_MS + SHUTDOWN_OVERRUN_MS + MARGIN_MS);
     }
+    const hardStop = Number(/^\s*hard-stop-after (\d+)s$/m.exec(haproxyConfig)![1]);
+    expect(secondsOf(proxy) * 1000).toBeGreaterThanOrEqual(hardStop * 1000 + MARGIN_MS);
   });
 
   it('takes its secrets from .env when set there, which .env.example documents (empty, so a copy cannot run with a known secret)', () => {
@@ -467,7 +478,7 @@ describe('Dockerfile', () => {
   const runtime = stages.at(-1)!;
 
   const fromOf = (stage: string) => stage.split(/\s/)[0]!;
-  const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+  const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; engines: { node: string }; version: string; license: string };
 
   it('builds with npm ci + npm run build and runs as a non-root user on node:24-slim with production dependencies only', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
@@ -504,6 +515,19 @@ describe('Dockerfile', () => {
     }
     // A `# syntax=` line makes BuildKit pull a frontend image from Docker Hub.
     expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/m);
+  });
+
+  it('labels the image with the OCI annotations: title, version and licence of package.json, the base it runs on, the revision and time a build passes in', () => {
+    const labels = Object.fromEntries([...runtime.matchAll(/(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const args = Object.fromEntries([...runtime.matchAll(/^ARG (\w+)=(\S*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(labels['org.opencontainers.image.title']).toBe(packageJson.name);
+    expect(labels['org.opencontainers.image.licenses']).toBe(packageJson.license);
+    expect(labels['org.opencontainers.image.version']).toBe('$VERSION');
+    expect(args.VERSION, 'the version package.json says').toBe(packageJson.version);
+    expect(labels['org.opencontainers.image.revision']).toBe('$REVISION');
+    expect(labels['org.opencontainers.image.created']).toBe('$CREATED');
+    expect(labels['org.opencontainers.image.base.name']).toBe(fromOf(runtime));
+    expect(labels['org.opencontainers.image.description']).toBeTruthy();
   });
 
   it('keeps secrets and local state out of the build context', () => {

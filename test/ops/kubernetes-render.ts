@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
@@ -13,9 +15,10 @@ import { Service } from 'kubernetes-models/v1/Service';
 
 /**
  * Renders a kustomization the way `kustomize build` does for the subset deploy/kubernetes uses:
- * `resources:` only (files of YAML documents, or directories with their own kustomization.yaml,
- * in order). Any other field is refused, so the manifests cannot grow a feature this renderer
- * would silently skip.
+ * `resources:` (files of YAML documents, or directories with their own kustomization.yaml,
+ * in order) and `configMapGenerator:` (envs files and options.labels; the name gets kustomize's
+ * content hash and every reference to it is rewritten). Any other field is refused, so the
+ * manifests cannot grow a feature this renderer would silently skip.
  */
 export interface K8sObject {
   apiVersion: string;
@@ -24,7 +27,14 @@ export interface K8sObject {
   [key: string]: unknown;
 }
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'resources']);
+const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'configMapGenerator']);
+const SUPPORTED_GENERATOR = new Set(['name', 'envs', 'options']);
+
+interface ConfigMapGenerator {
+  name: string;
+  envs?: string[];
+  options?: { labels?: Record<string, string> };
+}
 
 function parseFile(file: string): unknown[] {
   return parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => {
@@ -44,6 +54,13 @@ export function renderKustomization(dir: string): K8sObject[] {
     if (statSync(target).isDirectory()) objects.push(...renderKustomization(target));
     else objects.push(...(parseFile(target) as K8sObject[]));
   }
+  const renamed = new Map<string, string>();
+  for (const generator of (kustomization.configMapGenerator ?? []) as ConfigMapGenerator[]) {
+    const configMap = generateConfigMap(dir, generator);
+    renamed.set(generator.name, configMap.metadata.name);
+    objects.push(configMap);
+  }
+  for (const object of objects) renameConfigMapReferences(object, renamed);
   const seen = new Set<string>();
   for (const object of objects) {
     const id = `${object.kind}/${object.metadata?.name}`;
@@ -51,6 +68,60 @@ export function renderKustomization(dir: string): K8sObject[] {
     seen.add(id);
   }
   return objects;
+}
+
+/** An env file as kustomize reads it: KEY=VALUE lines, the value as is (no unquoting); blank and # lines skipped. */
+export function parseEnvFile(text: string): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trimStart())) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.indexOf('=');
+    if (at <= 0) throw new Error(`env file line without KEY=: ${JSON.stringify(line)}`);
+    data[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return data;
+}
+
+function generateConfigMap(dir: string, generator: ConfigMapGenerator): K8sObject {
+  const unsupported = Object.keys(generator).filter((key) => !SUPPORTED_GENERATOR.has(key));
+  const optionKeys = Object.keys(generator.options ?? {}).filter((key) => key !== 'labels');
+  if (unsupported.length || optionKeys.length) throw new Error(`${dir}: configMapGenerator ${[...unsupported, ...optionKeys].join(', ')} not rendered by this test`);
+  const data: Record<string, string> = {};
+  for (const file of generator.envs ?? []) Object.assign(data, parseEnvFile(readFileSync(path.join(dir, file), 'utf8')));
+  const labels = generator.options?.labels;
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `${generator.name}-${configMapHash(generator.name, data)}`, ...(labels ? { labels } : {}) },
+    data,
+  };
+}
+
+/**
+ * kustomize's name suffix (api/hasher): sha256 of the JSON of {data, kind, name} (keys sorted, as
+ * Go's encoding/json writes a map), its first 10 hex digits with 0 1 3 a e swapped for g h k m t.
+ */
+export function configMapHash(name: string, data: Record<string, string>): string {
+  const sorted = Object.fromEntries(Object.entries(data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  // Go escapes these three in JSON strings; JSON.stringify does not.
+  const json = JSON.stringify({ data: sorted, kind: 'ConfigMap', name }).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  const hex = createHash('sha256').update(json).digest('hex').slice(0, 10);
+  return hex.replace(/[013ae]/g, (c) => ({ '0': 'g', '1': 'h', '3': 'k', a: 'm', e: 't' })[c]!);
+}
+
+/** Every configMapRef / configMapKeyRef / volume configMap naming a generated ConfigMap gets its hashed name. */
+function renameConfigMapReferences(value: unknown, renamed: Map<string, string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) renameConfigMapReferences(item, renamed);
+  } else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (['configMapRef', 'configMapKeyRef', 'configMap'].includes(key) && child && typeof child === 'object') {
+        const ref = child as { name?: string };
+        if (ref.name && renamed.has(ref.name)) ref.name = renamed.get(ref.name);
+      }
+      renameConfigMapReferences(child, renamed);
+    }
+  }
 }
 
 // Each model takes its own shape; the rendered YAML is checked by validate(), not by the compiler.
@@ -61,6 +132,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
   'batch/v1/Job': Job,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
 };

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -7,9 +8,10 @@ import { generatePrivateKey } from '../../lib/tokens/keys.js';
 import { MYSQL_POOL_MAX } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 import { startGateway, type RunningGateway } from '../../gateway/server.js';
-import { READYZ_DEADLINE_MS } from '../../gateway/health-routes.js';
 import { configKeys, readCompose, ROOT } from './compose-file.js';
-import { knownFields, renderKustomization, validateObject, type K8sObject } from './kubernetes-render.js';
+import { configMapHash, knownFields, parseEnvFile, renderKustomization, validateObject, type K8sObject } from './kubernetes-render.js';
+import { SHUTDOWN_OVERRUN_MS } from '../../lib/process/shutdown.js';
+import { allows, type Peer, type Pod } from './network-policies.js';
 import { freePort } from '../support/redis-server.js';
 import { request } from '../support/http.js';
 
@@ -63,8 +65,10 @@ interface PodTemplate {
 }
 
 const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
-const named = (objects: K8sObject[], kind: string, name: string) => {
-  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+/** The settings ConfigMap, whatever its content hash (kustomize names it ticketing-config-<hash>). */
+const CONFIG_MAP = /^ticketing-config-[a-z0-9]{10}$/;
+const named = (objects: K8sObject[], kind: string, name: string | RegExp) => {
+  const found = objects.find((o) => o.kind === kind && (typeof name === 'string' ? o.metadata.name === name : name.test(o.metadata.name)));
   if (!found) throw new Error(`no ${kind}/${name}`);
   return found;
 };
@@ -110,10 +114,8 @@ function configOf(objects: K8sObject[], workload: K8sObject): Config {
   return loadConfig(environmentOf(objects, containerOf(workload)), PROCESSES[workload.metadata.name]);
 }
 
-/** Not for Kubernetes: the compose proxy's upstream (a Service balances the gateways here). */
-/** The proxy is compose's; the worker runs as its own Deployment, never inside `npm start`'s one process. */
-/** AUTH_JWT_SECRET: only an install from before signing keys has it (docs/operations.md, "Upgrading"). */
-const NOT_FOR_KUBERNETES = ['PROXY_UPSTREAM', 'WEBHOOK_WORKER_IN_STACK', 'AUTH_JWT_SECRET'];
+/** The worker runs as its own Deployment, never inside `npm start`'s one process. AUTH_JWT_SECRET: only an install from before signing keys has it (docs/operations.md, "Upgrading"). */
+const NOT_FOR_KUBERNETES = ['WEBHOOK_WORKER_IN_STACK', 'AUTH_JWT_SECRET'];
 /**
  * Which secrets each process holds, beyond the ConfigMap everyone gets (issue 21): only the auth
  * service can sign tokens; the gateway has no database credentials; each service has its own
@@ -164,7 +166,7 @@ describe('deploy/kubernetes', () => {
   it('has Deployments for gateway, auth, ticket and the webhooks worker, a migration Job, the ConfigMap; the Secret is not applied with placeholders', () => {
     expect(ofKind(base, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['auth', 'gateway', 'ticket', 'webhooks']);
     expect(ofKind(base, 'Job').map((d) => d.metadata.name)).toEqual(['ticketing-migrate']);
-    expect(ofKind(base, 'ConfigMap').map((d) => d.metadata.name)).toEqual(['ticketing-config']);
+    expect(ofKind(base, 'ConfigMap').map((d) => d.metadata.name)).toEqual([expect.stringMatching(CONFIG_MAP)]);
     expect(ofKind(base, 'Secret')).toEqual([]);
     expect(ofKind(base, 'StatefulSet')).toEqual([]);
     expect(exampleSecret.kind).toBe('Secret');
@@ -198,7 +200,7 @@ describe('deploy/kubernetes', () => {
       expect(config.BIND_HOST, `${name} listens on the pod's addresses`).toBe('0.0.0.0');
     }
     // The ConfigMap and the Secret between them hold every setting.
-    const configMap = named(base, 'ConfigMap', 'ticketing-config').data as Record<string, string>;
+    const configMap = named(base, 'ConfigMap', CONFIG_MAP).data as Record<string, string>;
     const secret = exampleSecret.stringData as Record<string, string>;
     expect(keys.filter((key) => !(key in configMap) && !(key in secret) && !NOT_FOR_KUBERNETES.includes(key))).toEqual([]);
     expect(Object.keys(configMap).filter((key) => key in secret), 'a secret in the ConfigMap').toEqual([]);
@@ -240,7 +242,6 @@ describe('deploy/kubernetes', () => {
     expect(container.ports).toContainEqual({ name: 'http', containerPort: configOf(base, gateway).PORT });
     expect(container.readinessProbe!.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container.livenessProbe!.httpGet).toEqual({ path: '/livez', port: 'http' });
-    expect(container.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(READYZ_DEADLINE_MS);
     // Every process serves Prometheus /metrics on the configured port, announced to Prometheus.
     for (const name of ['auth', 'ticket', 'gateway', 'webhooks']) {
       const deployment = named(base, 'Deployment', name);
@@ -314,15 +315,124 @@ describe('deploy/kubernetes', () => {
         }
       }
     }
-    for (const workload of ofKind(base, 'Deployment')) {
-      const graceMs = configOf(base, workload).SHUTDOWN_GRACE_MS;
-      expect(templateOf(workload).spec.terminationGracePeriodSeconds! * 1000, `${workload.metadata.name}: SIGKILL after the grace period`).toBeGreaterThan(graceMs);
+  });
+
+  it('leaves the replica count to the HorizontalPodAutoscaler: no replicas: where one scales the Deployment', () => {
+    const scaled = new Set(ofKind(base, 'HorizontalPodAutoscaler').map((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name));
+    expect(scaled.size).toBeGreaterThan(0);
+    for (const deployment of ofKind(base, 'Deployment').filter((d) => scaled.has(d.metadata.name))) {
+      expect((deployment.spec as { replicas?: number }).replicas, `${deployment.metadata.name}: an apply would reset the autoscaled count`).toBeUndefined();
     }
+  });
+
+  it('names the ConfigMap after its content (kustomize configMapGenerator), so a changed setting changes every pod template that reads it', () => {
+    // kustomize's own test vector (api/hasher/hasher_test.go, "one key").
+    expect(configMapHash('', { one: '' })).toBe('9g67k2htb6');
+    const configMap = named(base, 'ConfigMap', CONFIG_MAP);
+    expect(configMap.data).toEqual(parseEnvFile(readFileSync(path.join(BASE, 'config.env'), 'utf8')));
+    for (const workload of workloads(base)) {
+      expect(containerOf(workload).envFrom, workload.metadata.name).toEqual([{ configMapRef: { name: configMap.metadata.name } }]);
+    }
+    // The same manifests with one setting changed: every workload's pod template differs.
+    const copy = mkdtempSync(path.join(tmpdir(), 'k8s-'));
+    try {
+      cpSync(BASE, copy, { recursive: true });
+      const env = readFileSync(path.join(copy, 'config.env'), 'utf8');
+      expect(env).toMatch(/^LOG_LEVEL=info$/m);
+      writeFileSync(path.join(copy, 'config.env'), env.replace(/^LOG_LEVEL=info$/m, 'LOG_LEVEL=debug'));
+      const changed = renderKustomization(copy);
+      for (const workload of workloads(base)) {
+        const after = changed.find((o) => o.kind === workload.kind && o.metadata.name === workload.metadata.name)!;
+        expect(JSON.stringify(templateOf(after)), `${workload.metadata.name} rolls`).not.toEqual(JSON.stringify(templateOf(workload)));
+        expect(configOf(changed, after).LOG_LEVEL).toBe('debug');
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('gives every pod a grace period covering preStop, the drain and the shutdown overrun, plus margin; the serving ones a preStop pause', () => {
+    const MARGIN_MS = 5000;
+    for (const deployment of ofKind(base, 'Deployment')) {
+      const name = deployment.metadata.name;
+      const preStop = (containerOf(deployment).lifecycle as { preStop?: { exec: { command: string[] } } } | undefined)?.preStop;
+      const serves = (containerOf(deployment).ports ?? []).some((p) => p.name !== 'metrics');
+      // A pod that takes traffic keeps serving while the endpoints forget it.
+      if (serves) expect(preStop?.exec.command, `${name}: preStop`).toEqual(['sleep', expect.stringMatching(/^\d+$/)]);
+      const preStopMs = preStop ? Number(preStop.exec.command[1]) * 1000 : 0;
+      if (serves) expect(preStopMs, name).toBeGreaterThanOrEqual(3000);
+      const needed = preStopMs + configOf(base, deployment).SHUTDOWN_GRACE_MS + SHUTDOWN_OVERRUN_MS + MARGIN_MS;
+      expect(templateOf(deployment).spec.terminationGracePeriodSeconds! * 1000, `${name}: SIGKILL only after all of it`).toBeGreaterThanOrEqual(needed);
+    }
+  });
+
+  it('NetworkPolicies: default deny; auth from the gateway and the ticket service only; ticket from the gateway and labelled callers; metrics from monitoring; the worker out to the internet only; DNS', () => {
+    const policies = ofKind(trial, 'NetworkPolicy');
+    const NS = 'ticketing';
+    const podOf = (name: string): Pod => {
+      const workload = workloads(trial).find((w) => w.metadata.name === name || templateOf(w).metadata.labels['app.kubernetes.io/name'] === name)!;
+      const ports = Object.fromEntries((containerOf(workload).ports ?? []).map((p) => [p.name!, p.containerPort]));
+      return { namespace: NS, labels: templateOf(workload).metadata.labels, ports };
+    };
+    const [gateway, auth, ticket, webhooks, migrate] = ['gateway', 'auth', 'ticket', 'webhooks', 'migrate'].map(podOf) as [Pod, Pod, Pod, Pod, Pod];
+    const stranger: Pod = { namespace: NS, labels: { app: 'something-else' } };
+    const ticketClient: Pod = { namespace: NS, labels: { app: 'reports', 'ticketing/ticket-client': 'true' } };
+    const prometheus: Pod = { namespace: 'monitoring', labels: { app: 'prometheus' } };
+    const elsewhere: Pod = { namespace: 'default', labels: { app: 'prometheus' } };
+    const kubeDns: Pod = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+    const mysql: Pod = { namespace: NS, labels: { 'app.kubernetes.io/name': 'mysql' } };
+    const redis: Pod = { namespace: NS, labels: { 'app.kubernetes.io/name': 'redis' } };
+    const may = (from: Peer, to: Peer, port: number, protocol?: string) => allows(policies, NS, from, to, port, protocol);
+    const [AUTH, TICKET, HTTP, METRICS] = [50052, 50051, 8080, 9464];
+
+    // Default deny: a pod no other policy names gets nothing and reaches nothing but DNS.
+    const ingressController: Pod = { namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };
+    expect(may(ingressController, gateway, HTTP), 'the public entry point').toBe(true);
+    expect(may(ingressController, auth, AUTH)).toBe(false);
+    expect(may(stranger, gateway, HTTP), 'its own egress is denied').toBe(false);
+    expect(may(stranger, auth, AUTH)).toBe(false);
+    expect(may(stranger, { ip: '93.184.216.34' }, 443)).toBe(false);
+    expect(may(stranger, kubeDns, 53, 'UDP')).toBe(true);
+    for (const pod of [gateway, auth, ticket, webhooks, migrate]) {
+      expect(may(pod, kubeDns, 53, 'UDP')).toBe(true);
+      expect(may(pod, kubeDns, 53, 'TCP')).toBe(true);
+    }
+    // auth: the gateway and the ticket service only.
+    expect(may(gateway, auth, AUTH)).toBe(true);
+    expect(may(ticket, auth, AUTH)).toBe(true);
+    for (const caller of [webhooks, migrate, ticketClient, stranger, prometheus]) expect(may(caller, auth, AUTH)).toBe(false);
+    // ticket: the gateway and pods labelled ticketing/ticket-client=true.
+    expect(may(gateway, ticket, TICKET)).toBe(true);
+    expect(may(ticketClient, ticket, TICKET)).toBe(true);
+    for (const caller of [auth, webhooks, migrate, stranger, prometheus]) expect(may(caller, ticket, TICKET)).toBe(false);
+    // Metrics: from the monitoring namespace only, on the metrics port only.
+    for (const pod of [gateway, auth, ticket, webhooks]) {
+      expect(may(prometheus, pod, METRICS)).toBe(true);
+      expect(may(elsewhere, pod, METRICS)).toBe(false);
+      expect(may(stranger, pod, METRICS)).toBe(false);
+    }
+    expect(may(prometheus, auth, AUTH)).toBe(false);
+    // The webhook worker: public addresses on any port, never the cluster, private networks or the metadata service.
+    for (const ip of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111']) expect(may(webhooks, { ip }, 443), ip).toBe(true);
+    for (const ip of ['10.96.0.1', '10.244.1.7', '172.17.0.2', '192.168.1.1', '169.254.169.254', '127.0.0.1', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::1']) {
+      expect(may(webhooks, { ip }, 443), ip).toBe(false);
+      expect(may(webhooks, { ip }, 80), ip).toBe(false);
+    }
+    expect(may(webhooks, auth, AUTH)).toBe(false);
+    expect(may(webhooks, ticket, TICKET)).toBe(false);
+    expect(may(webhooks, gateway, HTTP)).toBe(false);
+    // Nothing else dials out to the internet.
+    for (const pod of [gateway, auth, ticket, migrate]) expect(may(pod, { ip: '93.184.216.34' }, 443)).toBe(false);
+    // The trial's database and Redis: from the processes that use them.
+    for (const pod of [auth, ticket, webhooks, migrate]) expect(may(pod, mysql, 3306)).toBe(true);
+    expect(may(gateway, mysql, 3306)).toBe(false);
+    for (const pod of [gateway, auth]) expect(may(pod, redis, 6379)).toBe(true);
+    for (const pod of [ticket, webhooks]) expect(may(pod, redis, 6379)).toBe(false);
   });
 
   it('the trial overlay adds MySQL and Redis under the names the URLs use; the migration Job creates the services\' users on it as root', () => {
     const added = trial.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name));
-    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(['Service/mysql', 'Service/redis', 'StatefulSet/mysql', 'StatefulSet/redis']);
+    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(['NetworkPolicy/mysql', 'NetworkPolicy/redis', 'Service/mysql', 'Service/redis', 'StatefulSet/mysql', 'StatefulSet/redis']);
     const migrate = configOf(trial, named(trial, 'Job', 'ticketing-migrate'));
     const auth = configOf(trial, named(trial, 'Deployment', 'auth'));
     const hostOf = (url: string) => new URL(url.replace(/<[^>]+>/, 'x')).host;
@@ -354,9 +464,13 @@ describe('the gateway probes Kubernetes uses', () => {
   });
   afterAll(async () => gateway?.shutdown(1000));
 
-  it('liveness answers 200 while the backends are down, readiness 503 (out of rotation, not restarted)', async () => {
+  it('liveness and readiness answer 200 while the backends are down: the gateway stays in the Service and answers 503 + Retry-After itself', async () => {
     const container = containerOf(named(base, 'Deployment', 'gateway'));
     expect((await request(`${baseUrl}${container.livenessProbe!.httpGet!.path}`)).status).toBe(200);
-    expect((await request(`${baseUrl}${container.readinessProbe!.httpGet!.path}`)).status).toBe(503);
+    expect((await request(`${baseUrl}${container.readinessProbe!.httpGet!.path}`)).status).toBe(200);
+    const answer = await request(`${baseUrl}/event`, { headers: { authorization: 'Bearer x' } });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('content-type')).toContain('application/problem+json');
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

@@ -261,6 +261,21 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   return { baseUrl, authUrl: `${baseUrl}${env.gateway.AUTH_PATH_PREFIX}`, ports, env, processes, logs, stop };
 }
 
+/**
+ * What a process has handled since it started, from its /metrics: HTTP requests (a gateway) or
+ * RPCs (a service); health checks (gRPC Health, /readyz, /healthz, e.g. a load balancer's) not counted.
+ */
+export async function handledRequests(metricsPort: number, kind: 'http' | 'grpc'): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(3000) })
+    .then((r) => r.text())
+    .catch(() => '');
+  const metric = kind === 'http' ? 'http_requests_total' : 'grpc_server_handled_total';
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${metric}{`) && !/Health|"\/readyz"|"\/healthz"/.test(line))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
 /** "auth:50052" (a compose service and its port) -> "127.0.0.1:<the port the local process got>". */
 function relocate(address: string, localPort: number): string {
   const [host] = address.split(':');

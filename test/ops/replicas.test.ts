@@ -2,19 +2,19 @@ import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthServiceClient } from '../../lib/gen/auth/v1/auth.js';
 import { TicketServiceClient } from '../../lib/gen/ticketing/v1/ticket.js';
-import { createLogger } from '../../lib/logger.js';
-import { parseUpstreams, startProxy, type RunningProxy } from '../../services/proxy/round-robin-proxy.js';
 import { grpcCall } from '../support/grpc.js';
 import { healthStatus } from '../support/grpc-introspection.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import { freePort, waitFor } from '../support/redis-server.js';
 import { testBackend, type TestStack } from '../support/stack.js';
 import { httpRequest, type Outcome } from './load.js';
-import { composeEnvironment, localResources, spawnPart, type LocalResources, type Part, type RunningProcess } from './processes.js';
+import { startLoadBalancer, type LoadBalancer } from './load-balancer.js';
+import { composeEnvironment, handledRequests, localResources, spawnPart, type LocalResources, type Part, type RunningProcess } from './processes.js';
 
 /**
  * Replicas of every service as processes on this host, on one MySQL + Redis: 2 gateways (behind
- * the round-robin proxy docker compose puts in front of them), 3 ticket services, 2 auth services,
+ * the HAProxy docker compose puts in front of them, load-balancer.ts; one port on 127.0.0.1 and
+ * 127.0.0.2, as replicas of a compose service share a port on different addresses), 3 ticket services, 2 auth services,
  * each client dialling every replica of the next tier (ipv4:a,b,c: what dns:///ticket:50051
  * resolves to under `docker compose --scale`). Under steady load, one replica of each kind is
  * killed with SIGKILL and started again.
@@ -45,8 +45,13 @@ class Replica {
     return `${this.part}${this.index + 1}`;
   }
 
+  /** Gateways share one port, each on its own loopback address; the services listen on 127.0.0.1. */
+  get host() {
+    return this.part === 'gateway' ? `127.0.0.${this.index + 1}` : '127.0.0.1';
+  }
+
   get address() {
-    return `127.0.0.1:${this.port}`;
+    return `${this.host}:${this.port}`;
   }
 
   start() {
@@ -55,20 +60,13 @@ class Replica {
 
   async ready(): Promise<boolean> {
     if (!this.process?.running) throw new Error(`${this.name} exited:\n${this.process?.tail()}`);
-    if (this.part === 'gateway') return (await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined))?.status === 200;
+    if (this.part === 'gateway') return (await fetch(`http://${this.address}/healthz`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined))?.status === 200;
     return (await healthStatus(this.address, '')) === 'SERVING';
   }
 
   /** What this process has handled since it started: HTTP requests (gateway) or RPCs (services). */
-  async handled(): Promise<number> {
-    const text = await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`, { signal: AbortSignal.timeout(3000) })
-      .then((r) => r.text())
-      .catch(() => '');
-    const metric = this.part === 'gateway' ? 'http_requests_total' : 'grpc_server_handled_total';
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith(`${metric}{`) && !line.includes('Health'))
-      .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  handled(): Promise<number> {
+    return handledRequests(this.metricsPort, this.part === 'gateway' ? 'http' : 'grpc');
   }
 }
 
@@ -86,7 +84,7 @@ describe.skipIf(testBackend() === 'mysql')('replicas (embedded backend)', () => 
 describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket services, 2 auth services on one MySQL + Redis', () => {
   let resources: LocalResources;
   const replicas: Record<Part, Replica[]> = { auth: [], ticket: [], gateway: [] };
-  let proxy: RunningProxy;
+  let proxy: LoadBalancer;
   let stack: TestStack;
   let account: Account;
   const all = () => [...replicas.auth, ...replicas.ticket, ...replicas.gateway];
@@ -95,7 +93,9 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
   beforeAll(async () => {
     resources = await localResources();
     const ports = async (n: number) => Promise.all(Array.from({ length: n }, () => freePort()));
-    const [authPorts, ticketPorts, gatewayPorts] = [await ports(AUTHS), await ports(TICKETS), await ports(GATEWAYS)];
+    const [authPorts, ticketPorts] = [await ports(AUTHS), await ports(TICKETS)];
+    const gatewayPort = await freePort();
+    const gatewayPorts = Array.from({ length: GATEWAYS }, () => gatewayPort);
     const list = (p: number[]) => `ipv4:${p.map((port) => `127.0.0.1:${port}`).join(',')}`;
     for (const [part, partPorts] of [
       ['auth', authPorts],
@@ -109,6 +109,7 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
           ...resources.localFor(part),
           LOG_LEVEL: 'warn',
           PORT: String(port),
+          ...(part === 'gateway' ? { BIND_HOST: `127.0.0.${index + 1}` } : {}),
           AUTH_GRPC_PORT: String(part === 'auth' ? port : authPorts[0]),
           TICKET_GRPC_PORT: String(part === 'ticket' ? port : ticketPorts[0]),
           AUTH_GRPC_ADDRESS: list(authPorts),
@@ -131,14 +132,15 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
     } catch (err) {
       throw new Error(`${err instanceof Error ? err.message : String(err)}\n${logs()}`);
     }
-    proxy = await startProxy({ upstreams: parseUpstreams(replicas.gateway.map((r) => r.address).join(',')), host: '127.0.0.1', port: 0, logger: createLogger('proxy', 'silent') });
-    const baseUrl = `http://127.0.0.1:${proxy.port}`;
+    proxy = await startLoadBalancer(gatewayPort, replicas.gateway.map((r) => r.host));
+    const baseUrl = proxy.baseUrl;
+    await waitFor(async () => (await fetch(`${proxy.adminUrl}/ready`)).status === 200, 20_000, 100);
     stack = { baseUrl, authUrl: `${baseUrl}/auth` } as TestStack;
     account = await signUpAndLogin(stack);
   }, 120_000);
 
   afterAll(async () => {
-    await proxy?.shutdown(1000);
+    await proxy?.stop();
     await Promise.all(all().map((r) => r.process?.kill()));
     await resources?.cleanup();
   });

@@ -32,8 +32,8 @@ afterEach(async () => {
   for (const receiver of receivers.splice(0)) await receiver.close();
 });
 
-async function startWorker(): Promise<RunningProcess> {
-  const worker = spawnNode('webhooks', 'services/webhooks/worker.ts', [], { ...stack.env, LOG_LEVEL: 'info' });
+async function startWorker(env: Record<string, string> = {}): Promise<RunningProcess> {
+  const worker = spawnNode('webhooks', 'services/webhooks/worker.ts', [], { ...stack.env, LOG_LEVEL: 'info', ...env });
   workers.push(worker);
   await worker.waitForOutput(/webhook worker running/);
   return worker;
@@ -124,7 +124,7 @@ describe('webhooks survive crashes', () => {
     expect(delivered.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(200);
   }, 60_000);
 
-  it('two workers, one endpoint: one delivery at a time, in the order of the commits', async () => {
+  it('two workers, one endpoint, WEBHOOK_CONCURRENCY_PER_ENDPOINT=1: one delivery at a time, in the order of the commits', async () => {
     const account = await signUpAndLogin(stack);
     const { receiver } = await receiverFor(account);
     let inFlight = 0;
@@ -135,11 +135,37 @@ describe('webhooks survive crashes', () => {
       inFlight--;
       return 200;
     };
-    await Promise.all([startWorker(), startWorker()]);
+    const oneAtATime = { WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' };
+    await Promise.all([startWorker(oneAtATime), startWorker(oneAtATime)]);
     const guids: string[] = [];
     for (let i = 0; i < 40; i++) guids.push((await createEvent(account, `In line ${i}`)).guid);
     await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
     expect(mostInFlight, 'deliveries to the endpoint in flight at once').toBe(1);
     expect(receiver.ids().map((id) => receiver.received.find((r) => r.id === id)!.body.data.guid)).toEqual(guids);
+  }, 60_000);
+
+  it('two workers, one endpoint, WEBHOOK_CONCURRENCY_PER_ENDPOINT=4: never more than 4 in flight (one worker holds the endpoint), each event once', async () => {
+    const account = await signUpAndLogin(stack);
+    const { receiver } = await receiverFor(account);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    receiver.answer = async () => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      inFlight--;
+      return 200;
+    };
+    const four = { WEBHOOK_CONCURRENCY_PER_ENDPOINT: '4' };
+    await Promise.all([startWorker(four), startWorker(four)]);
+    const guids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = 0; i < 20; i++) guids.push((await createEvent(account, `Four at most ${lane}.${i}`)).guid);
+      }),
+    );
+    await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
+    expect(mostInFlight, 'deliveries to the endpoint in flight at once').toBeLessThanOrEqual(4);
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(receiver.received.map((r) => r.body.data.guid).sort()).toEqual([...guids].sort());
   }, 60_000);
 });

@@ -80,6 +80,53 @@ describe('webhooks management over REST', () => {
     expect(put.body.errors.map((e: any) => e.field)).toEqual(['url']);
   });
 
+  it('PUT is partial: {} is 200 and changes nothing; {"url":null} names url only; one field sent changes that field only', async () => {
+    const created = (await api(account, 'POST', '/webhooks', { url: 'https://hooks.example.com/partial', events: ['ticket.created', 'event.updated'], description: 'CRM' })).body;
+    const before = (await api(account, 'GET', `/webhooks/${created.guid}`)).body;
+    const nothing = await api(account, 'PUT', `/webhooks/${created.guid}`, {});
+    expect(nothing.status, nothing.text).toBe(200);
+    expect(nothing.body).toEqual(before);
+    expect((await api(account, 'GET', `/webhooks/${created.guid}`)).body).toEqual(before);
+
+    const nullUrl = await api(account, 'PUT', `/webhooks/${created.guid}`, { url: null });
+    expect(nullUrl.status, nullUrl.text).toBe(422);
+    expect(nullUrl.body.errors.map((e: any) => e.field)).toEqual(['url']);
+
+    for (const [field, value] of [
+      ['description', 'Billing'],
+      ['enabled', false],
+      ['events', ['*']],
+      ['url', 'https://hooks.example.com/other'],
+    ] as const) {
+      const current = (await api(account, 'GET', `/webhooks/${created.guid}`)).body;
+      const put = await api(account, 'PUT', `/webhooks/${created.guid}`, { [field]: value });
+      expect(put.status, put.text).toBe(200);
+      expect({ ...put.body, updated_at: current.updated_at }, field).toEqual({ ...current, [field]: value });
+    }
+  });
+
+  // The plain form: the host without its trailing dot; for an empty userinfo, a non-empty one.
+  it.each([
+    ['http://localhost./x', 'http://localhost/x'],
+    ['http://127.0.0.1./x', 'http://127.0.0.1/x'],
+    ['http://LocalHost.:8080/x', 'http://localhost:8080/x'],
+    ['http://@hooks.example.com/x', 'http://user@hooks.example.com/x'],
+    ['http://:@hooks.example.com/x', 'http://user:pw@hooks.example.com/x'],
+    ['https://@hooks.example.com:8443/x', 'https://user@hooks.example.com:8443/x'],
+  ])('a target like %s is refused at creation with the same 422 as %s', async (url, plain) => {
+    const res = await api(account, 'POST', '/webhooks', { url, events: ['*'] });
+    expect(res.status, res.text).toBe(422);
+    const plainRes = await api(account, 'POST', '/webhooks', { url: plain, events: ['*'] });
+    expect(plainRes.status).toBe(422);
+    expect(res.body.errors).toEqual(plainRes.body.errors);
+    expect(res.body.errors.map((e: any) => e.field)).toEqual(['url']);
+  });
+
+  it('a URL with @ only in its path or query is not a userinfo: accepted', async () => {
+    const res = await api(account, 'POST', '/webhooks', { url: 'https://hooks.example.com/in/@team?by=a@b', events: ['*'] });
+    expect(res.status, res.text).toBe(201);
+  });
+
   it('another company\'s endpoint is 404 everywhere', async () => {
     const created = (await api(account, 'POST', '/webhooks', { url: 'https://hooks.example.com/', events: ['*'] })).body;
     const stranger = await signUpAndLogin(stack);

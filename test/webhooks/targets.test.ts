@@ -117,3 +117,25 @@ describe('urlProblem: the literal addresses as the URL parser rewrites them', ()
     expect(urlProblem(url, false)).toBeUndefined();
   });
 });
+
+describe('urlProblem: forms the URL parser normalises away', () => {
+  it.each([
+    ['http://localhost./', 'http://localhost/'],
+    ['http://api.localhost./', 'http://api.localhost/'],
+    ['http://db.internal./', 'http://db.internal/'],
+    ['http://127.0.0.1./', 'http://127.0.0.1/'],
+  ])('a trailing dot: %s is refused as %s', (dotted, plain) => {
+    expect(urlProblem(plain, false)).toBeDefined();
+    expect(urlProblem(dotted, false)).toBe(urlProblem(plain, false));
+  });
+  it.each(['http://@hooks.example.com/', 'http://:@hooks.example.com/', 'https://@hooks.example.com:8443/x', 'http://a@hooks.example.com/'])(
+    'a userinfo, even empty: %s is refused, private targets allowed or not',
+    (url) => {
+      expect(urlProblem(url, false)).toBe('must not carry a user name or password');
+      expect(urlProblem(url, true)).toBe('must not carry a user name or password');
+    },
+  );
+  it.each(['https://hooks.example.com/in/@team', 'https://hooks.example.com/in?by=a@b', 'https://hooks.example.com/#@x'])('an @ after the host is no userinfo: %s is accepted', (url) => {
+    expect(urlProblem(url, false)).toBeUndefined();
+  });
+});

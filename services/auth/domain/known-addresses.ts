@@ -1,5 +1,3 @@
-import { isIPv6 } from 'node:net';
-
 /** How long a successful sign-in makes its address known for the account. */
 export const KNOWN_FOR_SECONDS = 30 * 24 * 3600;
 const PRUNE_EVERY_MS = 3600_000;
@@ -47,19 +45,4 @@ export class KnownAddresses {
     if (this.known.size >= MEMORY_LIMIT) this.known.clear();
     this.known.set(digest, until);
   }
-}
-
-/**
- * The part of a client address that stays the same for one client: an IPv4 address itself,
- * an IPv6 address's /64 (privacy extensions rotate the rest), an IPv4-mapped IPv6 address as IPv4.
- */
-export function addressGroup(address: string): string {
-  if (!isIPv6(address)) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail = ''] = address.split('::');
-  const groups = (part: string) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
-  const [h, t] = [groups(head), groups(tail)];
-  const full = address.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { WindowCounter } from '../../../lib/rate-limit/window-counter.js';
 import type { RateLimitStore } from '../../../lib/rate-limit/redis-store.js';
-import { addressGroup, KnownAddresses, type SignInRecords } from './known-addresses.js';
+import { addressGroup } from '../../../lib/address-group.js';
+import { KnownAddresses, type SignInRecords } from './known-addresses.js';
 
 export interface TokenRateLimitSettings {
   perAccount: number;

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { RpcError } from '../../../lib/grpc/errors.js';
+import { IDEMPOTENCY_KEY } from '../../../lib/ids.js';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
-
 /** A request id (the REST Idempotency-Key) is 1..255 visible ASCII characters; anything else is malformed (400). */
 export function checkIdempotencyKey(key: string): void {
-  if (!KEY.test(key)) {
+  if (!IDEMPOTENCY_KEY.test(key)) {
     throw new RpcError(status.INVALID_ARGUMENT, 'The Idempotency-Key (request_id) must be 1 to 255 visible ASCII characters.');
   }
 }

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { FieldViolation } from '../../../lib/grpc/errors.js';
 import type { FieldDef } from '../../../lib/fields/kinds.js';
+import { MAX_UNITS_PER_ORDER } from '../../../lib/fields/reservation.js';
 import { checkValue } from './field-rules.js';
 
 /** The value rules of the stock moves (PRODUCT.md 9) beyond each body field's own (lib/fields/reservation.ts). */
@@ -19,9 +20,10 @@ export interface OrderRules {
   increment: number;
 }
 
+/** The amount of one reservation (or order line) against its ticket's rules; a ticket of before the limit still never sells more than MAX_UNITS_PER_ORDER at once. */
 export function checkAmount(amount: number, rules: OrderRules): FieldViolation[] {
   const min = Math.max(1, rules.min_orderable_amount_per_order);
-  const max = rules.max_orderable_amount_per_order;
+  const max = Math.min(rules.max_orderable_amount_per_order, MAX_UNITS_PER_ORDER);
   const step = Math.max(1, rules.increment);
   if (!Number.isInteger(amount) || amount < min || amount > max || amount % step !== 0) {
     const multiple = step > 1 ? `, a multiple of ${step}` : '';

@@ -1,4 +1,5 @@
 import { isMysql, utf8mb4, type Knex } from '../../../lib/db.js';
+import { barcodeBytesMigration } from './barcode-bytes-migration.js';
 import { listIndexMigration } from './list-index-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
 import { webhookClaimIndexMigration } from './webhook-claim-index-migration.js';
@@ -103,4 +104,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261125_001_ticket_list_index': listIndexMigration,
   '20261125_002_webhooks': webhooksMigration,
   '20261126_001_webhook_claim_indexes': webhookClaimIndexMigration,
+  '20261127_001_barcode_bytes': barcodeBytesMigration,
 };

@@ -1,6 +1,6 @@
 import { fromDbTime, isMysql, type Knex } from '../../../lib/db.js';
 import { storedFields } from '../../../lib/fields/kinds.js';
-import { LIVE_STATES, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
+import { LIVE_STATES, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { holdsStock } from '../../../lib/fields/ticket.js';
 import type { ReservationRecord } from '../domain/reservation-fields.js';
@@ -65,6 +65,21 @@ export const COUNTER: Record<ReservationState, 'reserved_count' | 'pending_count
   released: undefined,
   expired: undefined,
 };
+
+/** Barcodes per INSERT of a confirmation: small enough that one statement never holds the event loop long. */
+const BARCODE_BATCH = 100;
+
+/** The first MAX_UNITS_PER_ORDER barcodes of each reservation, in issue order (one reservation: a plain LIMIT; several: ranked per reservation). */
+async function firstBarcodes(db: Knex, reservationGuids: string[]): Promise<Raw[]> {
+  const columns = ['reservation_id', 'barcode'];
+  if (reservationGuids.length === 1) {
+    return (await db('barcodes').where('reservation_id', reservationGuids[0]!).orderBy('id').limit(MAX_UNITS_PER_ORDER).select(columns)) as Raw[];
+  }
+  const ranked = db('barcodes')
+    .whereIn('reservation_id', reservationGuids)
+    .select('id', ...columns, db.raw('row_number() over (partition by reservation_id order by id) as n'));
+  return (await db.from(ranked.as('ranked')).where('n', '<=', MAX_UNITS_PER_ORDER).orderBy('id').select(columns)) as Raw[];
+}
 
 export interface BarcodeRow {
   id: number;
@@ -190,19 +205,44 @@ export class ReservationStore {
     return (await this.withBarcodes([row], db))[0];
   }
 
-  /** The next `limit` reservations of a ticket after id `afterId`, in creation order. */
-  async list(ticketGuid: string, state: ReservationState | undefined, afterId: number, limit: number): Promise<ReservationRecord[]> {
+  /**
+   * The next reservations of a ticket after id `afterId`, in creation order: at most `limit`,
+   * and no more than fit in `barcodeBudget` barcodes (each reservation counted at its most,
+   * min(amount, MAX_UNITS_PER_ORDER), which its read carries), but always at least one.
+   * `more`: the list goes on after the last one.
+   */
+  async list(
+    ticketGuid: string,
+    state: ReservationState | undefined,
+    afterId: number,
+    limit: number,
+    barcodeBudget: number,
+  ): Promise<{ reservations: ReservationRecord[]; more: boolean }> {
     const query = this.db('reservations').where('ticket_id', ticketGuid).where('id', '>', afterId);
     if (state) query.where('state', state);
-    return this.withBarcodes((await query.orderBy('id').limit(limit)) as Raw[], this.db);
+    const rows = (await query.orderBy('id').limit(limit + 1)) as Raw[];
+    let carried = 0;
+    let fit = 0;
+    for (const row of rows.slice(0, limit)) {
+      carried += row.state === 'confirmed' ? Math.min(Number(row.amount), MAX_UNITS_PER_ORDER) : 0;
+      if (fit > 0 && carried > barcodeBudget) break;
+      fit++;
+    }
+    return { reservations: await this.withBarcodes(rows.slice(0, fit), this.db), more: rows.length > fit };
   }
 
+  /** The barcodes of a reservation after id `afterId`, in issue order, at most `limit`. */
+  async barcodesOf(reservationGuid: string, afterId: number, limit: number): Promise<Array<{ id: number; barcode: string }>> {
+    const rows = (await this.db('barcodes').where('reservation_id', reservationGuid).where('id', '>', afterId).orderBy('id').limit(limit).select('id', 'barcode')) as Raw[];
+    return rows.map((row) => ({ id: Number(row.id), barcode: row.barcode as string }));
+  }
+
+  /** The rows with their barcodes, at most MAX_UNITS_PER_ORDER each (a reservation of before the limit may hold more: docs/stock-moves.md). */
   private async withBarcodes(rows: Raw[], db: Knex): Promise<ReservationRecord[]> {
     const confirmed = rows.filter((row) => row.state === 'confirmed').map((row) => row.guid as string);
     const codes = new Map<string, string[]>();
     if (confirmed.length) {
-      const barcodeRows = (await db('barcodes').whereIn('reservation_id', confirmed).orderBy('id').select('reservation_id', 'barcode')) as Raw[];
-      for (const row of barcodeRows) {
+      for (const row of await firstBarcodes(db, confirmed)) {
         const list = codes.get(row.reservation_id as string) ?? [];
         list.push(row.barcode as string);
         codes.set(row.reservation_id as string, list);
@@ -236,7 +276,11 @@ export class ReservationStore {
       scanned_at: null,
       created_at: dbTime(now),
     }));
-    for (let i = 0; i < rows.length; i += 500) await trx('barcodes').insert(rows.slice(i, i + 500));
+    for (let i = 0; i < rows.length; i += BARCODE_BATCH) {
+      // SQLite runs each statement on the event loop: a turn between batches lets other requests through.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      await trx('barcodes').insert(rows.slice(i, i + BARCODE_BATCH));
+    }
   }
 
   /** A barcode of a live event in the caller's companies. */

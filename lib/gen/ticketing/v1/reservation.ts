@@ -96,7 +96,10 @@ export interface Reservation {
   amount: number;
   state: ReservationState;
   /** Unset once confirmed or released. */
-  expires_at: Date | undefined;
+  expires_at:
+    | Date
+    | undefined;
+  /** At most 1,000 (the first ones); all of them: ListReservationBarcodes. */
   barcodes: string[];
   created_at: Date | undefined;
   updated_at: Date | undefined;
@@ -130,6 +133,19 @@ export interface ListReservationsRequest {
 
 export interface ListReservationsResponse {
   reservations: Reservation[];
+  next_page_token: string;
+}
+
+export interface ListReservationBarcodesRequest {
+  /** GUID of the reservation. */
+  guid: string;
+  /** 1..1000; 0 = the default of 100. */
+  page_size: number;
+  page_token: string;
+}
+
+export interface ListReservationBarcodesResponse {
+  barcodes: string[];
   next_page_token: string;
 }
 
@@ -829,6 +845,208 @@ export const ListReservationsResponse: MessageFns<ListReservationsResponse> = {
   },
 };
 
+function createBaseListReservationBarcodesRequest(): ListReservationBarcodesRequest {
+  return { guid: "", page_size: 0, page_token: "" };
+}
+
+export const ListReservationBarcodesRequest: MessageFns<ListReservationBarcodesRequest> = {
+  encode(message: ListReservationBarcodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(10).string(message.guid);
+    }
+    if (message.page_size !== 0) {
+      writer.uint32(16).int32(message.page_size);
+    }
+    if (message.page_token !== "") {
+      writer.uint32(26).string(message.page_token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReservationBarcodesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReservationBarcodesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page_size = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page_token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReservationBarcodesRequest {
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      page_size: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      page_token: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListReservationBarcodesRequest): unknown {
+    const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
+    if (message.page_size !== 0) {
+      obj.pageSize = Math.round(message.page_size);
+    }
+    if (message.page_token !== "") {
+      obj.pageToken = message.page_token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReservationBarcodesRequest>, I>>(base?: I): ListReservationBarcodesRequest {
+    return ListReservationBarcodesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReservationBarcodesRequest>, I>>(
+    object: I,
+  ): ListReservationBarcodesRequest {
+    const message = createBaseListReservationBarcodesRequest();
+    message.guid = object.guid ?? "";
+    message.page_size = object.page_size ?? 0;
+    message.page_token = object.page_token ?? "";
+    return message;
+  },
+};
+
+function createBaseListReservationBarcodesResponse(): ListReservationBarcodesResponse {
+  return { barcodes: [], next_page_token: "" };
+}
+
+export const ListReservationBarcodesResponse: MessageFns<ListReservationBarcodesResponse> = {
+  encode(message: ListReservationBarcodesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.barcodes) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.next_page_token !== "") {
+      writer.uint32(18).string(message.next_page_token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReservationBarcodesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReservationBarcodesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.barcodes.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next_page_token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReservationBarcodesResponse {
+    return {
+      barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      next_page_token: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListReservationBarcodesResponse): unknown {
+    const obj: any = {};
+    if (message.barcodes?.length) {
+      obj.barcodes = message.barcodes;
+    }
+    if (message.next_page_token !== "") {
+      obj.nextPageToken = message.next_page_token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReservationBarcodesResponse>, I>>(base?: I): ListReservationBarcodesResponse {
+    return ListReservationBarcodesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReservationBarcodesResponse>, I>>(
+    object: I,
+  ): ListReservationBarcodesResponse {
+    const message = createBaseListReservationBarcodesResponse();
+    message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.next_page_token = object.next_page_token ?? "";
+    return message;
+  },
+};
+
 function createBaseMarkReservationPendingRequest(): MarkReservationPendingRequest {
   return { guid: "", ttl_seconds: undefined };
 }
@@ -1321,7 +1539,10 @@ export const ReservationServiceService = {
     responseSerialize: (value: Reservation): Buffer => Buffer.from(Reservation.encode(value).finish()),
     responseDeserialize: (value: Buffer): Reservation => Reservation.decode(value),
   },
-  /** Reservations of one ticket in creation order, page by page, optionally of one state. */
+  /**
+   * Reservations of one ticket in creation order, page by page, optionally of one state. A
+   * page also ends early rather than carry more than 10,000 barcodes.
+   */
   listReservations: {
     path: "/ticketing.v1.ReservationService/ListReservations" as const,
     requestStream: false as const,
@@ -1332,6 +1553,22 @@ export const ReservationServiceService = {
     responseSerialize: (value: ListReservationsResponse): Buffer =>
       Buffer.from(ListReservationsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListReservationsResponse => ListReservationsResponse.decode(value),
+  },
+  /**
+   * Every barcode of a reservation in issue order, page by page (a Reservation carries at most
+   * its first 1,000: only one sold before the 1,000-unit limit holds more).
+   */
+  listReservationBarcodes: {
+    path: "/ticketing.v1.ReservationService/ListReservationBarcodes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListReservationBarcodesRequest): Buffer =>
+      Buffer.from(ListReservationBarcodesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListReservationBarcodesRequest => ListReservationBarcodesRequest.decode(value),
+    responseSerialize: (value: ListReservationBarcodesResponse): Buffer =>
+      Buffer.from(ListReservationBarcodesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListReservationBarcodesResponse =>
+      ListReservationBarcodesResponse.decode(value),
   },
   /** reserved -> pending: payment started; the amount moves from reserved_count to pending_count. */
   markReservationPending: {
@@ -1382,8 +1619,16 @@ export interface ReservationServiceServer extends UntypedServiceImplementation {
   /** Takes `amount` of the ticket's stock for `ttl_seconds`; never more than is left. */
   reserveTicket: handleUnaryCall<ReserveTicketRequest, Reservation>;
   getReservation: handleUnaryCall<GetReservationRequest, Reservation>;
-  /** Reservations of one ticket in creation order, page by page, optionally of one state. */
+  /**
+   * Reservations of one ticket in creation order, page by page, optionally of one state. A
+   * page also ends early rather than carry more than 10,000 barcodes.
+   */
   listReservations: handleUnaryCall<ListReservationsRequest, ListReservationsResponse>;
+  /**
+   * Every barcode of a reservation in issue order, page by page (a Reservation carries at most
+   * its first 1,000: only one sold before the 1,000-unit limit holds more).
+   */
+  listReservationBarcodes: handleUnaryCall<ListReservationBarcodesRequest, ListReservationBarcodesResponse>;
   /** reserved -> pending: payment started; the amount moves from reserved_count to pending_count. */
   markReservationPending: handleUnaryCall<MarkReservationPendingRequest, Reservation>;
   /** reserved or pending -> confirmed: the amount moves to sold_count; barcodes are issued. */
@@ -1426,7 +1671,10 @@ export interface ReservationServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Reservation) => void,
   ): ClientUnaryCall;
-  /** Reservations of one ticket in creation order, page by page, optionally of one state. */
+  /**
+   * Reservations of one ticket in creation order, page by page, optionally of one state. A
+   * page also ends early rather than carry more than 10,000 barcodes.
+   */
   listReservations(
     request: ListReservationsRequest,
     callback: (error: ServiceError | null, response: ListReservationsResponse) => void,
@@ -1441,6 +1689,25 @@ export interface ReservationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListReservationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every barcode of a reservation in issue order, page by page (a Reservation carries at most
+   * its first 1,000: only one sold before the 1,000-unit limit holds more).
+   */
+  listReservationBarcodes(
+    request: ListReservationBarcodesRequest,
+    callback: (error: ServiceError | null, response: ListReservationBarcodesResponse) => void,
+  ): ClientUnaryCall;
+  listReservationBarcodes(
+    request: ListReservationBarcodesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListReservationBarcodesResponse) => void,
+  ): ClientUnaryCall;
+  listReservationBarcodes(
+    request: ListReservationBarcodesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListReservationBarcodesResponse) => void,
   ): ClientUnaryCall;
   /** reserved -> pending: payment started; the amount moves from reserved_count to pending_count. */
   markReservationPending(
