@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
-import { isStockConflictCode } from '../lib/stock-conflicts.js';
+import { INTEGER_MEMBERS, isStockConflictCode } from '../lib/stock-conflicts.js';
 import { noteRefusal } from './request-log.js';
 
 export interface Problem {
@@ -14,7 +14,7 @@ export interface Problem {
   /** Sent as RFC 6750 `error` in WWW-Authenticate: on a 401 (`invalid_token`) or a 403 (`insufficient_scope`). */
   authError?: string;
   /** Extension members: a refused stock move's machine-readable `code` and the facts that go with it. */
-  members?: Record<string, string>;
+  members?: Record<string, string | number>;
 }
 
 /** Reasons of a PERMISSION_DENIED that the token's kind, not the caller, is refused for: RFC 6750 `insufficient_scope`. */
@@ -124,8 +124,13 @@ export function problemFromGrpc(err: ServiceError): Problem {
     errors: status === 422 ? details.fieldViolations : undefined,
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
     authError: authErrorFor(status, details.reason),
-    members: stockConflict ? { ...details.reasonMetadata, code: details.reason! } : undefined,
+    members: stockConflict ? { ...conflictMembers(details.reasonMetadata), code: details.reason! } : undefined,
   };
+}
+
+/** A refused move's ErrorInfo metadata as problem members, whole numbers as JSON numbers. */
+function conflictMembers(metadata: Record<string, string> = {}): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, INTEGER_MEMBERS.has(key) && /^\d+$/.test(value) ? Number(value) : value]));
 }
 
 function authErrorFor(status: number, reason: string | undefined): string | undefined {

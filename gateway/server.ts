@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Config } from '../lib/config.js';
 import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
+import { listenFailure } from '../lib/process/port-in-use.js';
 import { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { createApp } from './app.js';
 import { createBackendClients } from './clients.js';
@@ -24,7 +25,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   let closing = false;
   const app = createApp(config, clients, logger, rateLimitStore, () => closing);
   const server: Server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = app.listen(config.PORT, config.BIND_HOST, (err?: Error) => (err ? reject(listenFailure(err, 'PORT', config.BIND_HOST, config.PORT)) : resolve(s)));
   }).catch(async (err: unknown) => {
     clients.close();
     await rateLimitStore?.close();

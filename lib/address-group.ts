@@ -7,8 +7,9 @@ export const DEFAULT_IPV6_PREFIX_LENGTH = 64;
  * The part of a client address that stays the same for one client: an IPv4 address itself,
  * an IPv6 address's first `ipv6PrefixLength` bits (written as its groups, the rest cut, e.g.
  * `2001:db8:1:2::/64`), an IPv4-mapped IPv6 address as IPv4. Anything else is returned as is.
- * Used wherever addresses are counted or remembered: the gateway's per-address limit
- * (RATE_LIMIT_IPV6_PREFIX_LENGTH) and where an account signed in from (always a /64).
+ * Used wherever addresses are counted or remembered: the per-address limits of the gateway and
+ * the token endpoint (RATE_LIMIT_IPV6_PREFIX_LENGTH) and where an account signed in from (always
+ * a /64, so a changed setting does not forget them).
  */
 export function addressGroup(address: string, ipv6PrefixLength = DEFAULT_IPV6_PREFIX_LENGTH): string {
   if (!isIPv6(address)) return address;

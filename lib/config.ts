@@ -6,10 +6,18 @@ import { KeyFormatError, parsePrivateKey, parsePublicKeys } from './tokens/keys.
  * Every setting of every process, read from the environment and validated once at start.
  * Each process uses the part it needs; docs/configuration.md and .env.example list them for operators.
  */
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().min(1);
+/**
+ * A whole number from `min` to `max`, refused in our words whatever is wrong with it (text,
+ * a fraction, out of range), never the validation library's ("expected number, received NaN").
+ */
+function wholeNumber(min: number, max?: number) {
+  const rule = max === undefined ? `must be a whole number of at least ${min}` : `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: rule }).refine((n) => Number.isInteger(n) && n >= min && n <= (max ?? Number.MAX_SAFE_INTEGER), { error: rule });
+}
+const port = wholeNumber(0, 65535);
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(', ')}` });
 const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false (or 1/0, yes/no)' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const databaseUrl = z
   .string()
@@ -49,8 +57,8 @@ const rateLimit = (fallback: number) =>
   );
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: oneOf(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BIND_HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(8080),
   AUTH_PATH_PREFIX: z.string().regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'must start with / and not end with /').default('/auth'),
@@ -58,7 +66,7 @@ const schema = z.object({
   TICKET_GRPC_PORT: port.default(50051),
   AUTH_GRPC_ADDRESS: z.preprocess(emptyAsUnset, grpcTarget.optional()),
   TICKET_GRPC_ADDRESS: z.preprocess(emptyAsUnset, grpcTarget.optional()),
-  GRPC_DEADLINE_MS: positiveInt.max(120_000).default(5000),
+  GRPC_DEADLINE_MS: wholeNumber(1, 120_000).default(5000),
   // Prometheus GET /metrics of each process, on its own port (never the public one); `off` = none.
   METRICS_PORT: z.preprocess(emptyAsUnset, z.union([z.literal('off'), port], { message: 'must be a port (0 = any free port) or off' }).default(9464)),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -70,7 +78,7 @@ const schema = z.object({
   DATABASE_ADMIN_URL: z.preprocess(emptyAsUnset, databaseUrl),
   REDIS_URL: z.preprocess(emptyAsUnset, z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional()),
   REDIS_KEY_PREFIX: z.string().default('ticketing:'),
-  REDIS_COMMAND_TIMEOUT_MS: positiveInt.max(10_000).default(250),
+  REDIS_COMMAND_TIMEOUT_MS: wholeNumber(1, 10_000).default(250),
   // The auth service's alone (docs/auth.md, "Signing keys and rotation"): the EC P-256 private key
   // that signs access tokens (ES256), and the public keys whose tokens are still accepted.
   AUTH_SIGNING_KEY: keyText(parsePrivateKey),
@@ -84,31 +92,31 @@ const schema = z.object({
   INTERNAL_API_KEY: secret,
   AUTH_JWT_ISSUER: z.string().min(1).default('ticketing-auth'),
   AUTH_JWT_AUDIENCE: z.string().min(1).default('ticketing-api'),
-  ACCESS_TOKEN_TTL_SECONDS: positiveInt.max(86_400).default(3600),
-  REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(30 * 86_400),
-  SESSION_CACHE_TTL_SECONDS: positiveInt.max(3600).default(60),
+  ACCESS_TOKEN_TTL_SECONDS: wholeNumber(1, 86_400).default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: wholeNumber(1).default(30 * 86_400),
+  SESSION_CACHE_TTL_SECONDS: wholeNumber(1, 3600).default(60),
   // How often each auth replica reads the revocations table (the push to the services follows at once).
-  REVOCATION_POLL_INTERVAL_MS: positiveInt.min(5).max(1000).default(25),
+  REVOCATION_POLL_INTERVAL_MS: wholeNumber(5, 1000).default(25),
   // The ticket service keeps Authenticate answers while the revocation push is live; false asks on every call.
   EDGE_AUTH: bool.default(true),
   SIGNUP_ENABLED: bool.default(true),
   DEFAULT_WHITELABEL_NAME: z.string().min(1).max(255).default('Default'),
-  TOKEN_RATE_LIMIT_PER_ACCOUNT: positiveInt.default(10),
-  TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: positiveInt.default(30),
-  TOKEN_RATE_LIMIT_PER_ADDRESS: positiveInt.default(60),
-  TOKEN_RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  TOKEN_RATE_LIMIT_PER_ACCOUNT: wholeNumber(1).default(10),
+  TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: wholeNumber(1).default(30),
+  TOKEN_RATE_LIMIT_PER_ADDRESS: wholeNumber(1).default(60),
+  TOKEN_RATE_LIMIT_WINDOW_SECONDS: wholeNumber(1).default(60),
   // The whole public REST API, at the gateway (docs/rate-limits.md); undefined = that limit is off.
   RATE_LIMIT_PER_TOKEN: rateLimit(1200),
   RATE_LIMIT_PER_ADDRESS: rateLimit(2400),
-  RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUnset, positiveInt.max(86_400).default(60)),
-  // The per-address limit counts an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
-  RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, positiveInt.max(128).default(64)),
-  BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUnset, wholeNumber(1, 86_400).default(60)),
+  // The per-address limits (API and token endpoint) count an IPv6 client by this prefix (one client holds a /64), IPv4 by its address.
+  RATE_LIMIT_IPV6_PREFIX_LENGTH: z.preprocess(emptyAsUnset, wholeNumber(1, 128).default(64)),
+  BODY_LIMIT_BYTES: wholeNumber(1).default(1024 * 1024),
   // After SIGTERM, how long work in flight may take before connections are cut.
-  SHUTDOWN_GRACE_MS: positiveInt.max(300_000).default(10_000),
+  SHUTDOWN_GRACE_MS: wholeNumber(1, 300_000).default(10_000),
   TRUST_PROXY: z.string().default('false'),
   // How often expired reservations are persisted by the sweeper; reads and moves expire what is due anyway.
-  STOCK_SWEEP_INTERVAL_MS: positiveInt.max(86_400_000).default(10_000),
+  STOCK_SWEEP_INTERVAL_MS: wholeNumber(1, 86_400_000).default(10_000),
   // Webhooks (docs/webhooks.md): delays between attempts, after the first (a comma list of 500ms, 5s, 2m, 1h, ...).
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -118,13 +126,13 @@ const schema = z.object({
   // Receivers on loopback, private, link-local or metadata addresses (a network of your own, tests).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   // How often a delivery worker looks for new events and due retries.
-  WEBHOOK_POLL_INTERVAL_MS: positiveInt.max(60_000).default(250),
+  WEBHOOK_POLL_INTERVAL_MS: wholeNumber(1, 60_000).default(250),
   // How long one attempt may take: the DNS lookup, the connection and the answer together.
-  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(1, 60_000).default(10_000),
   // Sends in flight at once to one endpoint, per worker (docs/webhooks.md "Throughput and order"); 1: one at a time, in order.
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt.max(256).default(32),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: wholeNumber(1, 256).default(32),
   // Sends in flight at once to one host:port, per worker, beyond each endpoint's first (docs/webhooks.md "Isolation").
-  WEBHOOK_CONCURRENCY_PER_HOST: positiveInt.max(4096).default(64),
+  WEBHOOK_CONCURRENCY_PER_HOST: wholeNumber(1, 4096).default(64),
   // Whether `npm start` (services/stack.ts) runs a delivery worker itself; compose runs its own `webhooks` service.
   WEBHOOK_WORKER_IN_STACK: bool.default(true),
 });

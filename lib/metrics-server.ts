@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { listenFailure } from './process/port-in-use.js';
 import { registry } from './metrics.js';
 
 export interface RunningMetrics {
@@ -31,7 +32,7 @@ async function serveMetrics(host: string, port: number): Promise<RunningMetrics>
       () => res.writeHead(500).end(),
     );
   });
-  await new Promise<void>((resolve, reject) => server.listen(port, host, resolve).once('error', reject));
+  await new Promise<void>((resolve, reject) => server.listen(port, host, resolve).once('error', (err) => reject(listenFailure(err, 'METRICS_PORT', host, port))));
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,

@@ -22,6 +22,14 @@ export function isStockConflictCode(reason: string | undefined): reason is Stock
   return reason !== undefined && Object.hasOwn(STOCK_CONFLICTS, reason);
 }
 
+/** ErrorInfo metadata that is a whole number, a number member of the problem (metadata values are strings). */
+export const INTEGER_MEMBERS: ReadonlySet<string> = new Set(['remaining']);
+
+/** insufficient_stock with how many are left (`remaining`: what a smaller order could still get). */
+export function insufficientStock(remaining: number): RpcError {
+  return stockConflict('insufficient_stock', `${STOCK_CONFLICTS.insufficient_stock.message.replace(/\.$/, '')} (${remaining} left).`, { remaining: String(remaining) });
+}
+
 /** The error of a refused move; `metadata` travels in ErrorInfo and becomes members of the problem. */
 export function stockConflict(code: StockConflictCode, message: string = STOCK_CONFLICTS[code].message, metadata?: Record<string, string>): RpcError {
   return new RpcError(STOCK_CONFLICTS[code].grpc, message, { reason: code, reasonMetadata: metadata });

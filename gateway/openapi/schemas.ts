@@ -198,6 +198,7 @@ const namedBody = (description: string, example: string): Schema => ({
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+  remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
 
 /**

@@ -94,8 +94,12 @@ export function ticketStatus(ticket: StatusInputs, now: Date): TicketStatus {
   if (ticket.status_overrule !== 'auto') return ticket.status_overrule;
   if (ticket.available_from && now.getTime() < ticket.available_from.getTime()) return 'not_yet_available';
   if (ticket.available_until && now.getTime() >= ticket.available_until.getTime()) return 'no_longer_available';
-  const taken = ticket.sold_count + ticket.reserved_count + ticket.pending_count + ticket.availability_margin;
-  return taken >= ticket.available_stock ? 'sold_out' : 'available';
+  return remainingStock(ticket) === 0 ? 'sold_out' : 'available';
+}
+
+/** What can still be reserved (docs/ticket-api.md): available_stock - availability_margin - sold - reserved - pending, never below 0. */
+export function remainingStock(ticket: Pick<StatusInputs, 'available_stock' | 'availability_margin' | 'sold_count' | 'reserved_count' | 'pending_count'>): number {
+  return Math.max(0, ticket.available_stock - ticket.availability_margin - ticket.sold_count - ticket.reserved_count - ticket.pending_count);
 }
 
 /** Whether open reservations hold some of the ticket's stock (reserved or pending): then a delete is refused and a read settles expiries first. */

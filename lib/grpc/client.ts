@@ -29,7 +29,11 @@ export const CLIENT_OPTIONS = {
   'grpc.max_reconnect_backoff_ms': 2000,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5000,
-  'grpc.enable_retries': 0,
+  // No retry policy (a call that reached a server is never sent twice), but grpc-js's transparent
+  // retry stays on: a call the server never saw (its stream refused, or sent on a connection the
+  // server had just closed with GOAWAY while shutting down) goes to another replica instead of
+  // failing. Without it a rolling upgrade lost a call now and then (test/ops/rolling-upgrade.test.ts).
+  'grpc.enable_retries': 1,
   // A replica added under a DNS name gets calls within 30 s (lib/grpc/dns-refresh.ts). The
   // service config is ours (above), so no DNS TXT lookup is needed to find one.
   [DNS_REFRESH_OPTION]: 30_000,

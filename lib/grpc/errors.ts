@@ -1,5 +1,6 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { isDependencyDown } from '../dependency-down.js';
+import { isGuid } from '../ids.js';
 import { Any } from '../gen/google/protobuf/any.js';
 import { BadRequest, ErrorInfo, ResourceInfo, RetryInfo } from '../gen/google/rpc/error_details.js';
 import { Status } from '../gen/google/rpc/status.js';
@@ -28,6 +29,8 @@ export interface ErrorDetails {
 }
 
 const DETAILS_KEY = 'grpc-status-details-bin';
+/** How much of a malformed id a message repeats. */
+const SHOWN_ID_LENGTH = 40;
 const TYPE_PREFIX = 'type.googleapis.com/';
 
 /**
@@ -50,6 +53,17 @@ export class RpcError extends Error {
   /** `resource`: the full message name and the name (guid) that was asked for, as google.rpc.ResourceInfo. */
   static notFound(what: string, resource?: { type: string; name: string }): RpcError {
     return new RpcError(status.NOT_FOUND, `${what} not found.`, { resource });
+  }
+  /**
+   * NOT_FOUND for a record named by a GUID as sent: one that is not a GUID at all says so
+   * (`/ticket/null`: an empty variable in the client is the usual cause), which a missing
+   * record or another company's cannot be confused with, the GUID form being public.
+   */
+  static notFoundById(what: string, id: string, resource?: { type: string; name: string }): RpcError {
+    if (isGuid(id.trim())) return RpcError.notFound(what, resource);
+    const shown = JSON.stringify(id.length > SHOWN_ID_LENGTH ? `${id.slice(0, SHOWN_ID_LENGTH)}...` : id);
+    const message = `${what} not found: ${shown} is not a GUID (an id looks like 3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c7a; an empty variable in the client is the usual cause).`;
+    return new RpcError(status.NOT_FOUND, message, { resource });
   }
   static unauthenticated(message: string, reason?: string): RpcError {
     return new RpcError(status.UNAUTHENTICATED, message, { reason });

@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '../logger.js';
+import { listenFailure } from '../process/port-in-use.js';
 import { routeGrpcLogs } from './log.js';
 import { loadFileDescriptors } from './descriptor-set.js';
 import { addReflection } from './reflection.js';
@@ -33,6 +34,8 @@ export function serviceNameOf(definition: ServiceDefinition): string {
 export async function serveGrpc(options: {
   host: string;
   port: number;
+  /** The setting that chose the port (AUTH_GRPC_PORT, TICKET_GRPC_PORT), named when it is in use. */
+  portSetting: string;
   services: GrpcService[];
   logger: Logger;
   isReady: () => Promise<boolean>;
@@ -67,7 +70,7 @@ export async function serveGrpc(options: {
   timer.unref();
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(listenFailure(err, options.portSetting, options.host, options.port)) : resolve(bound))),
   );
   options.logger.info({ port, services: healthNames.slice(1) }, 'gRPC listening');
 

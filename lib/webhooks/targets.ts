@@ -99,7 +99,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 /** Whether the URL as written has a userinfo part, an empty one too (`http://@host/`, which the URL parser drops). */
 const hasUserinfo = (text: string, url: URL) => url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*@/i.test(text.trim());
 
-export const URL_RULE = 'must be an http or https URL of a public host';
+export const URL_RULE =
+  'must be an http or https URL of a public host: loopback, private, link-local and metadata addresses are refused (an operator whose receivers are on a network of their own allows them with WEBHOOK_ALLOW_PRIVATE_TARGETS=true)';
 
 /** The URL's own problem (syntax, scheme, a literal forbidden address), without DNS. */
 export function urlProblem(text: string, allowPrivate: boolean): string | undefined {

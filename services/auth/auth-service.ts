@@ -22,6 +22,8 @@ export interface AuthSettings {
   signupEnabled: boolean;
   whitelabelId: string;
   refreshTokenTtlSeconds: number;
+  /** The public path of the token endpoint (AUTH_PATH_PREFIX + /tokens), for messages that send a client there. */
+  tokenPath: string;
 }
 
 export interface Caller {
@@ -213,11 +215,21 @@ export class AuthService {
   /** The check every service runs on every caller. */
   async authenticate(accessToken: string, companyHeaderValues: string[]): Promise<Caller> {
     if (!accessToken) throw missingTokenError();
-    const claims = this.tokens.verify(accessToken);
-    if (!claims) throw RpcError.unauthenticated('The access token is invalid or expired.', 'invalid_token');
+    const claims = this.tokens.check(accessToken);
+    if ('refused' in claims) throw this.refusedTokenError(claims);
     const session = await this.liveSession(claims.sessionId, claims.userId);
     const companyIds = effectiveCompanies(session.companyIds, companyHeaderValues);
     return { userId: claims.userId, sessionId: claims.sessionId, clientId: session.clientId, companyIds, expiresAt: claims.expiresAt };
+  }
+
+  /** RFC 6750 error_description of a refused access token: what happened and what to do next. */
+  private refusedTokenError(refusal: { refused: 'expired'; expiredAt: Date } | { refused: 'foreign' }): RpcError {
+    const endpoint = `POST ${this.settings.tokenPath}`;
+    const message =
+      refusal.refused === 'expired'
+        ? `The access token expired at ${refusal.expiredAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}; get a new one with grant_type=refresh_token and your refresh token (${endpoint}), or sign in again.`
+        : `The access token is not a token of this server (not issued by it, altered or cut short); get one with ${endpoint}.`;
+    return RpcError.unauthenticated(message, 'invalid_token');
   }
 
   private async liveSession(sessionId: string, userId: string) {
@@ -297,7 +309,7 @@ export class AuthService {
     requireUserSession(caller);
     const id = clientId.trim().toLowerCase();
     const client = isGuid(id) ? await this.store.findApiClient(id) : undefined;
-    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFound('API client');
+    if (!client || client.user_id !== caller.userId || !withinCompanies(client.company_ids, caller.companyIds)) throw RpcError.notFoundById('API client', clientId);
     const sessions = await this.store.revokeApiClient(caller.userId, id);
     if (!sessions) throw RpcError.notFound('API client');
     await this.spreadRevocations(sessions);

@@ -70,7 +70,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     config.ACCESS_TOKEN_TTL_SECONDS,
   );
   const limits = new TokenRateLimits(
-    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS },
+    { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS, ipv6PrefixLength: config.RATE_LIMIT_IPV6_PREFIX_LENGTH },
     store,
     rateLimitSecretOf(config, logger),
     options.rateLimitStore,
@@ -80,6 +80,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     signupEnabled: config.SIGNUP_ENABLED,
     whitelabelId,
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    tokenPath: `${config.AUTH_PATH_PREFIX}/tokens`,
   }, revocations);
   return { service, store, cache, revocations, keys };
 }
@@ -128,6 +129,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   const server: RunningServer = await serveGrpc({
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
+    portSetting: 'AUTH_GRPC_PORT',
     services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }, keys.published) }],
     logger,
     isReady: () => store.ping().then(() => true),

@@ -76,7 +76,7 @@ export class EventService {
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       const write = async (trx: Knex) => {
         await this.events.insert(record, trx);
-        await recordChange(trx, eventChange('event.created', record), now);
+        await recordChange(trx, eventChange('event.created', record));
       };
       return { result: eventMessage(record), write };
     };

@@ -12,14 +12,15 @@ const RESOURCE_TYPES = {
 
 export type ResourceKind = keyof typeof RESOURCE_TYPES;
 
-/** NOT_FOUND for `kind`; `name` is the guid or barcode as sent. */
+/** NOT_FOUND for `kind`; `name` is the guid or barcode as sent (a malformed guid says it is not one). */
 export function notFound(kind: ResourceKind, name: string): RpcError {
-  return RpcError.notFound(kind, { type: RESOURCE_TYPES[kind], name });
+  const resource = { type: RESOURCE_TYPES[kind], name };
+  return kind === 'Barcode' ? RpcError.notFound(kind, resource) : RpcError.notFoundById(kind, name, resource);
 }
 
 /**
  * The record a request's `guid` names among the caller's companies, else NOT_FOUND: another
- * company's record and a malformed GUID read the same as a missing one.
+ * company's record reads the same as a missing one; a malformed GUID says it is not one.
  */
 export async function findInCompanies<T>(
   kind: ResourceKind,

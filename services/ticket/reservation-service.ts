@@ -15,10 +15,10 @@ import {
 } from '../../lib/gen/ticketing/v1/reservation.js';
 import { fromMessageField } from '../../lib/fields/messages.js';
 import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../lib/fields/reservation.js';
-import { ticketStatus } from '../../lib/fields/ticket.js';
+import { remainingStock, ticketStatus } from '../../lib/fields/ticket.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
-import { stockConflict } from '../../lib/stock-conflicts.js';
+import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
 import type { AuthenticatedCaller } from './auth-check.js';
@@ -50,7 +50,7 @@ const BARCODE_ATTEMPTS = 3;
 function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
   const computed = ticketStatus(ticket, now);
   if (computed === 'available') return;
-  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw stockConflict('insufficient_stock');
+  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw insufficientStock(remainingStock(ticket));
   throw stockConflict('not_on_sale');
 }
 
@@ -97,9 +97,9 @@ export class ReservationService {
         refuseUnlessOnSale(locked, now);
         const amountViolations = checkAmount(request.amount, locked);
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
-        if (!(await this.store.take(trx, locked, request.amount))) throw stockConflict('insufficient_stock');
+        if (!(await this.store.take(trx, locked, request.amount))) throw insufficientStock(remainingStock(locked));
         await this.store.insert(trx, record);
-        await recordChange(trx, reservationChange(record, true), now);
+        await recordChange(trx, reservationChange(record, true));
       };
       return { result: reservationMessage(record), write };
     };
@@ -162,7 +162,7 @@ export class ReservationService {
         await this.store.expireDue(trx, ticket, now);
         await apply(trx, ticket, (await this.store.find(scope, found.guid, trx))!, now);
         const moved = (await this.store.find(scope, found.guid, trx))!;
-        await recordChange(trx, reservationChange(moved), now);
+        await recordChange(trx, reservationChange(moved));
         return reservationMessage(moved);
       }),
     );
@@ -216,8 +216,9 @@ export class ReservationService {
     const { violations } = checkMoveField('barcode', SCAN_REQUEST_FIELDS.barcode, request.barcode);
     if (violations.length) throw RpcError.invalidArgument(violations);
     const eventGuid = storedGuid(request.event_id);
-    const found = eventGuid ? await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode) : undefined;
-    if (!found || !eventGuid) throw notFound('Barcode', request.barcode);
+    if (!eventGuid) throw notFound('Event', request.event_id);
+    const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
+    if (!found) throw notFound('Barcode', request.barcode);
     return retryingDeadlocks(() =>
       this.store.transaction(async (trx) => {
         const now = new Date();
@@ -229,7 +230,7 @@ export class ReservationService {
           throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
         }
         const scan = { ...found, scanned_at: now };
-        await recordChange(trx, scanChange(ticket.company_id, scan), now);
+        await recordChange(trx, scanChange(ticket.company_id, scan));
         return scanMessage(scan);
       }),
     );

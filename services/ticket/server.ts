@@ -48,6 +48,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
   const server = await serveGrpc({
     host: config.BIND_HOST,
     port: config.TICKET_GRPC_PORT,
+    portSetting: 'TICKET_GRPC_PORT',
     services: [
       { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
       { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },

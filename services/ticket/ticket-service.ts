@@ -103,7 +103,7 @@ export class TicketService {
       const write = async (trx: Knex) => {
         await this.events.holdLive(trx, caller, event.guid);
         await this.tickets.insert(record, trx);
-        await recordChange(trx, ticketChange('ticket.created', record, now), now);
+        await recordChange(trx, ticketChange('ticket.created', record, now));
       };
       return { result: ticketMessage(record, now), write };
     };

@@ -155,7 +155,7 @@ export class WebhookService {
 
   async sendTest(caller: AuthenticatedCaller, guid: string): Promise<SendTestEventResponse> {
     const endpoint = await this.find(caller, guid);
-    return { event_id: await this.store.queueTest(endpoint, new Date()) };
+    return { event_id: await this.store.queueTest(endpoint) };
   }
 
   async deliveries(caller: AuthenticatedCaller, request: ListDeliveriesRequest): Promise<ListDeliveriesResponse> {

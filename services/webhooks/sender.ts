@@ -83,11 +83,15 @@ export async function sendWebhook(outgoing: Outgoing, options: SendOptions): Pro
       response.on('close', done);
       response.on('error', done);
     });
+    // At the deadline, an answer that already came but was not read yet (this process was
+    // busy: timers run before I/O in a turn of the event loop) is read first, one turn later.
     const timer = setTimeout(
-      () => {
-        request.destroy();
-        settle(outcome(false, null, `no answer within ${options.timeoutMs} ms`));
-      },
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          request.destroy();
+          settle(outcome(false, null, `no answer within ${options.timeoutMs} ms`));
+        }),
       Math.max(0, options.timeoutMs - (performance.now() - started)),
     );
     request.on('error', (err: NodeJS.ErrnoException) => settle(outcome(false, null, `connection failed: ${err.code ?? 'error'}`)));

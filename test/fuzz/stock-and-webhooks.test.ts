@@ -61,6 +61,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/ticket/{ticket}/reservations', body: { amount: fc.integer({ min: -2, max: 12 }), ttl_seconds: fc.integer({ min: 0, max: 4000 }) }, weight: 3 },
   { method: 'GET', path: '/ticket/{ticket}/reservations' },
   { method: 'GET', path: '/reservation/{reservation}' },
+  { method: 'GET', path: '/reservation/{reservation}/barcodes' },
   { method: 'POST', path: '/reservation/{reservation}/pending', body: { ttl_seconds: fc.integer({ min: -1, max: 4000 }) } },
   { method: 'POST', path: '/reservation/{reservation}/confirm', body: { barcodes: fc.array(barcode, { maxLength: 5 }) } },
   { method: 'POST', path: '/reservation/{reservation}/release' },
@@ -217,10 +218,15 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
 
   // ---- oracles ----
 
-  /** In the database: every ticket's counters equal the sums of its reservations by state. */
+  /**
+   * In the database: every ticket's counters equal the sums of its reservations by state. Both
+   * are read in one transaction (one snapshot): the expiry sweeper may commit between two reads.
+   */
   const expectCountersEqualSums = async (shown: string) => {
-    const tickets = (await db('tickets').select('guid', 'sold_count', 'reserved_count', 'pending_count')) as Array<Record<string, unknown>>;
-    const sums = (await db('reservations').groupBy('ticket_id', 'state').select('ticket_id', 'state').sum({ total: 'amount' })) as Array<{ ticket_id: string; state: string; total: unknown }>;
+    const { tickets, sums } = await db.transaction(async (trx) => ({
+      tickets: (await trx('tickets').select('guid', 'sold_count', 'reserved_count', 'pending_count')) as Array<Record<string, unknown>>,
+      sums: (await trx('reservations').groupBy('ticket_id', 'state').select('ticket_id', 'state').sum({ total: 'amount' })) as Array<{ ticket_id: string; state: string; total: unknown }>,
+    }));
     const sum = (guid: string, state: string) => Number(sums.find((s) => s.ticket_id === guid && s.state === state)?.total ?? 0);
     for (const t of tickets) {
       const guid = t.guid as string;

@@ -47,6 +47,7 @@ describe('serveGrpc health follows readiness for every service it serves', () =>
     server = await serveGrpc({
       host: '127.0.0.1',
       port: 0,
+      portSetting: 'TICKET_GRPC_PORT',
       services: services.map((definition) => ({ definition, implementation: {} })),
       logger: createLogger('test', 'silent'),
       isReady: async () => ready,

@@ -314,7 +314,7 @@ describe('webhooks: a burst loses nothing', () => {
               const record = { guid: newGuid(), company_id: account.companyId, name: `Rolled back ${i}`, description: null, start: null, end: null, created_at: now, updated_at: now, deleted_at: null, version: 1 };
               const rolledBack = db.transaction(async (trx) => {
                 await store.insert(record, trx);
-                await recordChange(trx, eventChange('event.created', record), now);
+                await recordChange(trx, eventChange('event.created', record));
                 throw new Error('rolled back');
               });
               await expect(rolledBack).rejects.toThrow('rolled back');

@@ -33,6 +33,24 @@ export class AccessTokens {
 
   /** Returns the claims, or undefined for any token that is not ours, not intact, not current or signed by a key no longer accepted. */
   verify(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
-    return verifyAccessToken(token, (kid) => this.keys.keyFor(kid), this.expected, options);
+    const checked = this.check(token, options);
+    return 'refused' in checked ? undefined : checked;
+  }
+
+  /**
+   * The claims, or why the token is refused: `expired` for a token this server signed, intact,
+   * whose time is up (the client should refresh it); `foreign` for anything else (not a JWT, not
+   * signed with our key, altered, another issuer or audience, claims missing).
+   */
+  check(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | { refused: 'expired'; expiredAt: Date } | { refused: 'foreign' } {
+    const claims = this.decode(token, options.ignoreExpiration ?? false);
+    if (claims) return claims;
+    if (options.ignoreExpiration) return { refused: 'foreign' };
+    const ignoringTime = this.decode(token, true);
+    return ignoringTime ? { refused: 'expired', expiredAt: ignoringTime.expiresAt } : { refused: 'foreign' };
+  }
+
+  private decode(token: string, ignoreExpiration: boolean): AccessTokenClaims | undefined {
+    return verifyAccessToken(token, (kid) => this.keys.keyFor(kid), this.expected, { ignoreExpiration });
   }
 }

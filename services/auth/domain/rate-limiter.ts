@@ -10,6 +10,8 @@ export interface TokenRateLimitSettings {
   perAccountTotal: number;
   perAddress: number;
   windowSeconds: number;
+  /** The per-address counts take an IPv6 client by this prefix (RATE_LIMIT_IPV6_PREFIX_LENGTH), as the gateway does. */
+  ipv6PrefixLength: number;
 }
 
 /** Whose credentials a token request tries: a user (by guid once known, else the name tried) or an API client. */
@@ -37,6 +39,7 @@ export class TokenRateLimits {
   private readonly accountFailures: WindowCounter;
   private readonly known: KnownAddresses;
   private readonly keySecret: Buffer;
+  private readonly ipv6PrefixLength: number;
 
   constructor(
     settings: TokenRateLimitSettings,
@@ -46,6 +49,7 @@ export class TokenRateLimits {
     store?: RateLimitStore,
   ) {
     this.keySecret = createHmac('sha256', rateLimitSecret).update('token rate-limit keys').digest();
+    this.ipv6PrefixLength = settings.ipv6PrefixLength;
     this.requests = new WindowCounter('token-requests', settings.perAddress, settings.windowSeconds, store);
     this.failures = new WindowCounter('token-failures', settings.perAccount, settings.windowSeconds, store);
     this.accountFailures = new WindowCounter('token-account-failures', settings.perAccountTotal, settings.windowSeconds, store);
@@ -54,14 +58,14 @@ export class TokenRateLimits {
 
   /** Counts one token request from `address`; 0 when allowed, else the seconds until it may try again. */
   async countRequest(address: string): Promise<number> {
-    const count = await this.requests.consume(address);
+    const count = await this.requests.consume(this.client(address));
     return count.allowed ? 0 : count.resetSeconds;
   }
 
   /** Seconds until `account` may try again from `address` after too many failures, else 0. Counts nothing. */
   async failuresRetryAfter(account: TokenAccount, address: string): Promise<number> {
     const [fromHere, total] = await Promise.all([
-      this.failures.retryAfter(this.digest(account, address)),
+      this.failures.retryAfter(this.digest(account, this.client(address))),
       account.kind === 'user' ? this.accountFailures.retryAfter(this.digest(account)) : 0,
     ]);
     if (fromHere > 0) return fromHere;
@@ -71,7 +75,7 @@ export class TokenRateLimits {
   /** Counts one failed attempt of `account` from `address`. */
   async recordFailure(account: TokenAccount, address: string): Promise<void> {
     await Promise.all([
-      this.failures.add(this.digest(account, address)),
+      this.failures.add(this.digest(account, this.client(address))),
       account.kind === 'user' ? this.accountFailures.add(this.digest(account)) : undefined,
     ]);
   }
@@ -79,6 +83,11 @@ export class TokenRateLimits {
   /** `account` signed in from `address`: the account-wide limit no longer applies there. */
   async recordSuccess(account: TokenAccount, address: string): Promise<void> {
     if (account.kind === 'user') await this.known.remember(this.digest(account, addressGroup(address)));
+  }
+
+  /** One client's part of an address: an IPv6 client holds a whole prefix. */
+  private client(address: string): string {
+    return addressGroup(address, this.ipv6PrefixLength);
   }
 
   private digest(account: TokenAccount, address?: string): string {

@@ -67,7 +67,7 @@ export class EventStore {
       const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       const updated = toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);
-      await recordChange(trx, eventChange('event.updated', updated), options.now);
+      await recordChange(trx, eventChange('event.updated', updated));
       return updated;
     });
   }
@@ -88,7 +88,7 @@ export class EventStore {
       await visibleTo(trx('tickets'), companyIds).where('event_id', guid).update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       const event = toRecord((await trx('events').where('guid', guid).first()) as Raw);
       const tickets = ticketIds.length ? ((await trx('tickets').whereIn('id', ticketIds).orderBy('id')) as Raw[]).map(toTicketRecord) : [];
-      await recordChanges(trx, [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, options.now))], options.now);
+      await recordChanges(trx, [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, options.now))]);
       return true;
     });
   }

@@ -15,9 +15,13 @@ export interface Change {
  * The transactional outbox: the event rows of a change, written inside the change's own
  * transaction (`trx`), so a committed change always has its events and a rolled-back one
  * never does. The delivery worker (services/webhooks) fans them out and sends them.
+ * `created_at` is taken here, as late as the outbox can: the change's locks are held and its
+ * writes done, only the commit is left (not when the request began, before it waited for a
+ * connection and the row lock; docs/webhooks.md).
  */
-export async function recordChanges(trx: Knex, changes: readonly Change[], now: Date = new Date()): Promise<string[]> {
+export async function recordChanges(trx: Knex, changes: readonly Change[]): Promise<string[]> {
   if (changes.length === 0) return [];
+  const now = new Date();
   const rows = changes.map((change) => ({
     guid: newGuid(),
     company_id: change.companyId,
@@ -32,4 +36,4 @@ export async function recordChanges(trx: Knex, changes: readonly Change[], now: 
 }
 
 /** One change; its event id. */
-export const recordChange = async (trx: Knex, change: Change, now?: Date): Promise<string> => (await recordChanges(trx, [change], now))[0]!;
+export const recordChange = async (trx: Knex, change: Change): Promise<string> => (await recordChanges(trx, [change]))[0]!;

@@ -141,7 +141,7 @@ export class ReservationStore {
     ticket.reserved_count -= freed.reserved_count;
     ticket.pending_count -= freed.pending_count;
     const expired = due.map((row) => ({ ...toReservation(row), state: 'expired' as const, updated_at: now }));
-    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation)), now);
+    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation)));
     return due.length;
   }
 

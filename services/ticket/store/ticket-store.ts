@@ -59,7 +59,7 @@ export class TicketStore {
       const count = await query.update({ ...rowFromValues(TICKET_FIELDS, changes), updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       const updated = toRecord((await visibleTo(trx('tickets'), companyIds).where('guid', guid).first()) as Raw);
-      await recordChange(trx, ticketChange('ticket.updated', updated, options.now), options.now);
+      await recordChange(trx, ticketChange('ticket.updated', updated, options.now));
       return updated;
     });
   }
@@ -72,7 +72,7 @@ export class TicketStore {
       const count = await query.update({ deleted_at: dbTime(options.now), version: trx.raw('version + 1') });
       if (count === 0) return false;
       const deleted = toRecord((await trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Raw);
-      await recordChange(trx, ticketChange('ticket.deleted', deleted, options.now), options.now);
+      await recordChange(trx, ticketChange('ticket.deleted', deleted, options.now));
       return true;
     });
   }

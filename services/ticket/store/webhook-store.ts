@@ -52,9 +52,9 @@ export class WebhookStore {
   }
 
   /** Queues a webhook.test event for this endpoint only; its event id. */
-  async queueTest(endpoint: WebhookRecord, now: Date): Promise<string> {
+  async queueTest(endpoint: WebhookRecord): Promise<string> {
     const data = { webhook_id: endpoint.guid, message: 'A test event: your endpoint receives and verifies webhooks.' };
-    return recordChange(this.db, { type: WEBHOOK_TEST_EVENT, companyId: endpoint.company_id, data, endpointId: endpoint.guid }, now);
+    return recordChange(this.db, { type: WEBHOOK_TEST_EVENT, companyId: endpoint.company_id, data, endpointId: endpoint.guid });
   }
 
   /** The endpoint's latest attempts, newest first. */
