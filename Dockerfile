@@ -53,7 +53,7 @@ COPY deploy/compose/secrets.sh /usr/local/bin/ticketing-secrets
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist ./dist
-# DATA_DIR: only used without MySQL (SQLite files) or without AUTH_JWT_SECRET outside production.
+# DATA_DIR: only used without MySQL (SQLite files) or without AUTH_SIGNING_KEY outside production.
 RUN chmod 0755 /usr/local/bin/ticketing-secrets && mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080 50051 50052 9464

@@ -113,6 +113,7 @@ export function authBackend(client: AuthServiceClient, call: Caller) {
     createApiClient: unary(call, client.createApiClient.bind(client)),
     listApiClients: unary(call, client.listApiClients.bind(client)),
     deleteApiClient: unary(call, client.deleteApiClient.bind(client)),
+    getSigningKeys: unary(call, client.getSigningKeys.bind(client)),
   };
 }
 

@@ -5,7 +5,7 @@ import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../lib/proc
 import { shutdownOnSignals } from '../lib/process/shutdown.js';
 import { startGateway } from './server.js';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit('gateway');
 const logger = createLogger('gateway', config.LOG_LEVEL);
 const gateway = await startGateway(config, logger).catch(exitOnStartFailure('gateway'));
 const metrics = await startMetrics(config, logger).catch(exitOnStartFailure('gateway metrics'));

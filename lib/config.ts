@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { registerSecret } from './log-scrub.js';
+import { KeyFormatError, parsePrivateKey, parsePublicKeys } from './tokens/keys.js';
 
 /**
  * Every setting of every process, read from the environment and validated once at start.
@@ -28,6 +29,23 @@ const grpcTarget = z
   .string()
   .regex(/^([^\s:/]+:\d{1,5}|(dns|ipv4|ipv6|unix|unix-abstract):\S+)$/, 'must be host:port or a gRPC target URI (dns:///host:port, ipv4:addr:port,addr:port)');
 const emptyAsUnset = (v: unknown) => (v === '' ? undefined : v);
+const secret = z.preprocess(emptyAsUnset, z.string().min(32, 'must be at least 32 characters').optional());
+/** A key setting checked by its parser (whose message never repeats the key). */
+const keyText = (parse: (text: string) => unknown) =>
+  z.preprocess(
+    emptyAsUnset,
+    z
+      .string()
+      .superRefine((text, ctx) => {
+        try {
+          parse(text);
+        } catch (err) {
+          if (!(err instanceof KeyFormatError)) throw err;
+          ctx.addIssue({ code: 'custom', message: err.message });
+        }
+      })
+      .optional(),
+  );
 // A rate limit: requests per window, or `off` (or 0) for none.
 const rateLimit = (fallback: number) =>
   z.preprocess(
@@ -55,13 +73,23 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   AUTH_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   TICKET_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
+  // The migration run's alone (compose's migrate, the Kubernetes Job): an administrator that creates
+  // each service's schema and its own user from the two URLs above (services/database-users.ts).
+  DATABASE_ADMIN_URL: z.preprocess(emptyAsUnset, databaseUrl),
   REDIS_URL: z.preprocess(emptyAsUnset, z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional()),
   REDIS_KEY_PREFIX: z.string().default('ticketing:'),
   REDIS_COMMAND_TIMEOUT_MS: wholeNumber(1, 10_000).default(250),
-  AUTH_JWT_SECRET: z.preprocess(emptyAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
+  // The auth service's alone (docs/auth.md, "Signing keys and rotation"): the EC P-256 private key
+  // that signs access tokens (ES256), and the public keys whose tokens are still accepted.
+  AUTH_SIGNING_KEY: keyText(parsePrivateKey),
+  AUTH_ACCEPTED_KEYS: keyText(parsePublicKeys),
+  // The auth service's alone: keys the token endpoint's rate-limit counters (no e-mail or address readable in Redis).
+  AUTH_RATE_LIMIT_SECRET: secret,
+  // Before signing keys: the HS256 secret. Read only by the auth service, as AUTH_RATE_LIMIT_SECRET when that is unset.
+  AUTH_JWT_SECRET: secret,
   // Shared by the gateway and the auth service: proves a gRPC call comes from the gateway, so
   // that the client address it forwards (for rate limiting) is believed.
-  INTERNAL_API_KEY: z.preprocess(emptyAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
+  INTERNAL_API_KEY: secret,
   AUTH_JWT_ISSUER: z.string().min(1).default('ticketing-auth'),
   AUTH_JWT_AUDIENCE: z.string().min(1).default('ticketing-api'),
   ACCESS_TOKEN_TTL_SECONDS: wholeNumber(1, 86_400).default(3600),
@@ -134,7 +162,7 @@ export class ConfigError extends Error {
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
   // A limit or a lifetime of tokens is not a secret (TOKEN_RATE_LIMIT_PER_ACCOUNT, RATE_LIMIT_PER_TOKEN).
-  if (/SECRET|PASSWORD|TOKEN|KEY$/.test(name) && !/RATE_LIMIT|_TTL_/.test(name)) return `a value of ${value.length} characters`;
+  if (/SECRET|PASSWORD|TOKEN|KEYS?$/.test(name) && !/RATE_LIMIT|_TTL_/.test(name)) return `a value of ${value.length} characters`;
   if (/_URL$/.test(name)) return JSON.stringify(value.replace(/\/\/.*@/, '//***@'));
   return JSON.stringify(value);
 }
@@ -143,17 +171,41 @@ function problemsOf(error: z.ZodError, env: NodeJS.ProcessEnv): string[] {
   return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message} (got ${shown(String(issue.path[0]), env[String(issue.path[0])])})`);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** The processes of the image; each is asked only for the settings it uses. */
+export type ProcessName = 'auth' | 'ticket' | 'gateway' | 'webhooks' | 'migrate' | 'healthcheck' | 'stack' | 'cli';
+
+type SecretName = 'AUTH_SIGNING_KEY' | 'AUTH_RATE_LIMIT_SECRET' | 'AUTH_JWT_SECRET';
+/**
+ * What a process must be given in production, where nothing is generated: each entry is a
+ * setting, or a list of settings any one of which will do (the first is the one to set). Only
+ * the auth service (and `npm start`, which runs it) signs tokens or counts token requests; the
+ * admin CLI asks for the signing key when a command needs the auth service.
+ */
+const AUTH_SECRETS: SecretName[][] = [['AUTH_SIGNING_KEY'], ['AUTH_RATE_LIMIT_SECRET', 'AUTH_JWT_SECRET']];
+const REQUIRED_IN_PRODUCTION: Record<ProcessName, SecretName[][]> = {
+  auth: AUTH_SECRETS,
+  stack: AUTH_SECRETS,
+  ticket: [],
+  gateway: [],
+  webhooks: [],
+  migrate: [],
+  healthcheck: [],
+  cli: [],
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, processName?: ProcessName): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(problemsOf(parsed.error, env));
   }
   const values = parsed.data;
-  if (values.NODE_ENV === 'production' && !values.AUTH_JWT_SECRET) {
-    throw new ConfigError(['AUTH_JWT_SECRET: required when NODE_ENV=production (no development key is generated in production)']);
+  if (values.NODE_ENV === 'production' && processName) {
+    const missing = REQUIRED_IN_PRODUCTION[processName].filter((names) => names.every((name) => !values[name]));
+    if (missing.length > 0) {
+      throw new ConfigError(missing.map((names) => `${names[0]}: required by the ${processName} process when NODE_ENV=production (nothing is generated in production)`));
+    }
   }
-  registerSecret(values.AUTH_JWT_SECRET);
-  registerSecret(values.INTERNAL_API_KEY);
+  for (const name of ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'AUTH_JWT_SECRET', 'INTERNAL_API_KEY'] as const) registerSecret(values[name]);
   return {
     ...values,
     authGrpcAddress: values.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${values.AUTH_GRPC_PORT}`,

@@ -45,7 +45,7 @@ if (target === 'webhooks') {
   answer = age === undefined ? 'no round yet' : `last round ${Math.round(age / 1000)} s ago`;
   healthy = age !== undefined && age < 30_000;
 } else {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('healthcheck');
   const host = reachableHost(config);
   if (target === 'gateway') {
     answer = await httpStatus(`http://${host}:${config.PORT}/healthz`);

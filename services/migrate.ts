@@ -4,8 +4,9 @@
  * `ticketing migrate` (the admin CLI). The services also migrate on boot; Knex's lock table
  * makes concurrent runs safe, so this only moves the work (and its failures) before them.
  */
-import type { Config } from '../lib/config.js';
-import type { Knex } from '../lib/db.js';
+import { ConfigError, type Config } from '../lib/config.js';
+import { createDatabase, type Knex } from '../lib/db.js';
+import { ensureServiceDatabases, serviceDatabaseOf } from './database-users.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { openAuthDatabase } from './auth/server.js';
 import { AuthStore } from './auth/store/auth-store.js';
@@ -21,12 +22,25 @@ export interface MigrationResult {
 }
 
 export async function runMigrations(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<MigrationResult> {
+  if (config.DATABASE_ADMIN_URL) await createServiceUsers(config, logger);
   const auth = await migrate(openAuthDatabase(config, logger), async (db) => {
     // The default whitelabel belongs to the schema's initial state: made here too, not only at first start.
     await new AuthStore(db).ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
   });
   const ticket = await migrate(openTicketDatabase(config, logger));
   return { auth, ticket };
+}
+
+/** With DATABASE_ADMIN_URL: each service's schema and user, before migrating as that user. */
+async function createServiceUsers(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<void> {
+  const urls = [config.AUTH_DATABASE_URL, config.TICKET_DATABASE_URL];
+  if (urls.some((url) => !url)) throw new ConfigError(['DATABASE_ADMIN_URL: needs AUTH_DATABASE_URL and TICKET_DATABASE_URL (the users it creates)']);
+  const admin = createDatabase({ url: config.DATABASE_ADMIN_URL, sqliteFile: ':memory:', migrations: {}, logger });
+  try {
+    await ensureServiceDatabases(admin, urls.map((url) => serviceDatabaseOf(url!)));
+  } finally {
+    await admin.destroy();
+  }
 }
 
 async function migrate(db: Knex, after?: (db: Knex) => Promise<void>): Promise<string[]> {
@@ -40,7 +54,7 @@ async function migrate(db: Knex, after?: (db: Knex) => Promise<void>): Promise<s
 }
 
 if (isMain(import.meta.url)) {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('migrate');
   const logger = createLogger('migrate', config.LOG_LEVEL);
   runMigrations(config, logger).then(
     (result) => {

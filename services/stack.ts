@@ -61,7 +61,7 @@ export async function startStack(configured: Config, logger: Logger = createLogg
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('stack');
   const logger = createLogger('stack', config.LOG_LEVEL);
   const stack = await startStack(config, logger);
   const host = config.BIND_HOST === '0.0.0.0' ? 'localhost' : config.BIND_HOST;

@@ -184,6 +184,18 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
         public: true,
       },
     },
+    [`${authPrefix}/.well-known/jwks.json`]: {
+      get: {
+        tag: 'auth',
+        operationId: 'getSigningKeys',
+        summary: 'The public keys that verify access tokens (JWK Set, RFC 7517)',
+        description:
+          'Access tokens are ES256 JWTs whose header names their key (kid). The set holds the key that signs now and every other key whose tokens are still accepted; a key missing from it no longer verifies anything. Cacheable for a minute; fetch it again for a kid you do not know.',
+        ok: { status: 200, schema: 'JwkSet', contentType: 'application/jwk-set+json' },
+        errors: [503],
+        public: true,
+      },
+    },
     '/event': {
       post: {
         tag: 'events',

@@ -295,6 +295,30 @@ export function componentSchemas(): Record<string, Schema> {
       // Not a token of this server: revoking it answers 200 all the same (RFC 7009); paste a real one in.
       examples: [{ token: 'paste-the-access-or-refresh-token-here' }],
     },
+    JwkSet: {
+      type: 'object',
+      description: 'A JWK Set (RFC 7517): EC P-256 public keys for ES256.',
+      required: ['keys'],
+      properties: {
+        keys: {
+          type: 'array',
+          description: 'The key that signs now, and every other key whose tokens are still accepted.',
+          items: {
+            type: 'object',
+            required: ['kid', 'kty', 'crv', 'x', 'y', 'alg', 'use'],
+            properties: {
+              kid: { type: 'string', description: 'The RFC 7638 thumbprint of the key: the kid of the tokens it signs.' },
+              kty: { type: 'string', enum: ['EC'], description: 'Key type: elliptic curve.' },
+              crv: { type: 'string', enum: ['P-256'], description: 'The curve.' },
+              x: { type: 'string', description: 'The x coordinate of the public point, base64url.' },
+              y: { type: 'string', description: 'The y coordinate of the public point, base64url.' },
+              alg: { type: 'string', enum: ['ES256'], description: 'The algorithm of the tokens it verifies.' },
+              use: { type: 'string', enum: ['sig'], description: 'Signatures.' },
+            },
+          },
+        },
+      },
+    },
     OAuthError: {
       type: 'object',
       required: ['error'],

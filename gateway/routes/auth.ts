@@ -83,6 +83,13 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
     res.status(204).end();
   });
 
+  // The public keys that verify access tokens (RFC 7517). Short-lived in caches: a retired key
+  // leaves the set, and whoever verifies with a cached copy goes on accepting its tokens that long.
+  router.get('/.well-known/jwks.json', async (req, res) => {
+    const { keys } = await auth.getSigningKeys(req, {});
+    res.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`).type('application/jwk-set+json').send(JSON.stringify({ keys }));
+  });
+
   // The token endpoints answer in RFC 6749 form, never problem+json.
   router.post('/tokens', async (req, res) => {
     res.set(NO_STORE);
@@ -132,6 +139,7 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   router.all(['/companies', '/clients'], methodNotAllowed(['GET', 'HEAD', 'POST']));
   router.all('/clients/:clientId', methodNotAllowed(['DELETE']));
   router.all(['/tokens', '/tokens/revoke'], methodNotAllowed(['POST']));
+  router.all('/.well-known/jwks.json', methodNotAllowed(['GET', 'HEAD']));
   return router;
 }
 
@@ -161,6 +169,8 @@ export function sendOAuthRequestError(res: Response, problem: Problem): void {
   noteRefusal(res, `${answer.error}: ${problem.detail}`);
   res.set(NO_STORE).status(answer.status).type('application/json').send(answer.body);
 }
+
+export const JWKS_MAX_AGE_SECONDS = 60;
 
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 

@@ -1,9 +1,9 @@
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, type Config, type ProcessName } from '../config.js';
 
 /** The validated configuration, or the list of problems on stderr and exit code 2. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfigOrExit(processName: ProcessName, env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(env);
+    return loadConfig(env, processName);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

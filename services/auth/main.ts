@@ -5,7 +5,7 @@ import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../../lib/p
 import { shutdownOnSignals } from '../../lib/process/shutdown.js';
 import { startAuthService } from './server.js';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit('auth');
 const logger = createLogger('auth', config.LOG_LEVEL);
 const auth = await startAuthService(config, logger).catch(exitOnStartFailure('auth service'));
 const metrics = await startMetrics(config, logger).catch(exitOnStartFailure('auth service metrics'));

@@ -5,6 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { INTERNAL_KEY_METADATA, metadataStrings } from '../../lib/grpc/client.js';
 import { serverStream, unary } from '../../lib/grpc/server.js';
 import type { Logger } from '../../lib/logger.js';
+import type { PublicJwk } from '../../lib/tokens/keys.js';
 import type { AuthService } from './auth-service.js';
 import type { RevocationFeed } from './revocation-feed.js';
 import type { AuthStore } from './store/auth-store.js';
@@ -16,6 +17,7 @@ export function authRpcHandlers(
   logger: Logger,
   internalKey: string | undefined,
   revocations: { feed: RevocationFeed; store: AuthStore },
+  publishedKeys: PublicJwk[],
 ): AuthServiceServer {
   const clientAddress = clientAddressOf(internalKey);
   const caller = (call: ServerUnaryCall<unknown, unknown>) => service.authenticate(bearerToken(call.metadata), companyValues(call.metadata));
@@ -39,6 +41,7 @@ export function authRpcHandlers(
       await service.deleteApiClient(await caller(call), req.client_id);
       return {};
     }),
+    getSigningKeys: unary(logger, 'GetSigningKeys', async () => ({ keys: publishedKeys })),
     watchRevocations: serverStream(logger, 'WatchRevocations', (req, call) => watchRevocations(revocations.feed, revocations.store, req, call)),
   };
 }

@@ -6,11 +6,13 @@ import { serveGrpc, type RunningServer } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observeCache, observePool } from '../../lib/metrics.js';
 import { RateLimitStore } from '../../lib/rate-limit/redis-store.js';
-import { signingSecret } from '../../lib/secrets.js';
+import { configuredOrKept, randomSecret } from '../../lib/secrets.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 import { AuthService } from './auth-service.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { RevocationPeers } from './revocation-peers.js';
 import { AccessTokens } from './domain/access-tokens.js';
+import { SigningKeys } from './domain/signing-keys.js';
 import { TokenRateLimits } from './domain/rate-limiter.js';
 import { authRpcHandlers } from './rpc.js';
 import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
@@ -43,6 +45,7 @@ export interface AuthComponents {
   cache: SessionCache;
   /** Not started here: the gRPC server starts it, the admin CLI needs none. */
   revocations: RevocationFeed;
+  keys: SigningKeys;
 }
 
 /**
@@ -59,9 +62,9 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
-  const secret = signingSecret(config.AUTH_JWT_SECRET, config.DATA_DIR, logger);
+  const keys = signingKeysOf(config, logger);
   const tokens = new AccessTokens(
-    secret,
+    keys,
     config.AUTH_JWT_ISSUER,
     config.AUTH_JWT_AUDIENCE,
     config.ACCESS_TOKEN_TTL_SECONDS,
@@ -69,7 +72,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
   const limits = new TokenRateLimits(
     { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS, ipv6PrefixLength: config.RATE_LIMIT_IPV6_PREFIX_LENGTH },
     store,
-    secret,
+    rateLimitSecretOf(config, logger),
     options.rateLimitStore,
   );
   const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);
@@ -79,7 +82,23 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
     tokenPath: `${config.AUTH_PATH_PREFIX}/tokens`,
   }, revocations);
-  return { service, store, cache, revocations };
+  return { service, store, cache, revocations, keys };
+}
+
+/** AUTH_SIGNING_KEY (with AUTH_ACCEPTED_KEYS), or outside production a key pair generated once into DATA_DIR. */
+function signingKeysOf(config: Config, logger: Logger): SigningKeys {
+  const signingKey = configuredOrKept(config.AUTH_SIGNING_KEY, { name: 'AUTH_SIGNING_KEY', file: 'dev-signing-key', generate: generatePrivateKey }, config, logger);
+  return new SigningKeys(signingKey, config.AUTH_ACCEPTED_KEYS);
+}
+
+/**
+ * The token rate limiter's own secret. An install from before signing keys has only
+ * AUTH_JWT_SECRET: its value stands in, so the counters and the remembered sign-in addresses
+ * (kept by digest) carry over.
+ */
+function rateLimitSecretOf(config: Config, logger: Logger): string {
+  const file = { name: 'AUTH_RATE_LIMIT_SECRET', file: 'dev-rate-limit-secret', generate: randomSecret };
+  return configuredOrKept(config.AUTH_RATE_LIMIT_SECRET ?? config.AUTH_JWT_SECRET, file, config, logger);
 }
 
 export async function startAuthService(config: Config, logger: Logger): Promise<RunningAuthService> {
@@ -87,7 +106,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
   await migrateAndReport(db, 'auth', logger);
   // Shared by every auth replica on the same Redis; the admin CLI (no token requests) counts nothing there.
   const rateLimitStore = config.REDIS_URL ? new RateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS, logger) : undefined;
-  const { service, store, cache, revocations } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {
+  const { service, store, cache, revocations, keys } = await createAuthService(config, db, logger, { rateLimitStore }).catch(async (err: unknown) => {
     await rateLimitStore?.close();
     throw err;
   });
@@ -111,7 +130,7 @@ export async function startAuthService(config: Config, logger: Logger): Promise<
     host: config.BIND_HOST,
     port: config.AUTH_GRPC_PORT,
     portSetting: 'AUTH_GRPC_PORT',
-    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }) }],
+    services: [{ definition: AuthServiceService, implementation: authRpcHandlers(service, logger, config.INTERNAL_API_KEY, { feed: revocations, store }, keys.published) }],
     logger,
     isReady: () => store.ping().then(() => true),
   }).catch(async (err: unknown) => {

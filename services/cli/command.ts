@@ -89,7 +89,7 @@ export function programUsage(commands: CommandSpec[]): string {
     ...INVOCATIONS.map((line) => `   or ${line}`),
     '',
     'Administers a ticketing installation: the same environment (AUTH_DATABASE_URL, DATA_DIR,',
-    'AUTH_JWT_SECRET, REDIS_URL, ...) and databases as the services. Migrations run first.',
+    'AUTH_SIGNING_KEY, REDIS_URL, ...) and databases as the auth service. Migrations run first.',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),

@@ -75,7 +75,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     // Loaded only to run a command: --help and usage errors stay fast.
     const { loadConfig } = await import('../../lib/config.js');
     const { CliContext } = await import('./context.js');
-    const config = loadConfig(env);
+    const config = loadConfig(env, 'cli');
     context = new CliContext(config, { withSessionCache: command.withSessionCache });
     const result = await command.run(context, values);
     io.out(values.json ? JSON.stringify(result.json, null, 2) : result.text);

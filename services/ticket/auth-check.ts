@@ -1,4 +1,4 @@
-import type { Metadata } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { effectiveCompanies } from '../../lib/effective-companies.js';
 import { AuthServiceClient, type AuthenticateResponse } from '../../lib/gen/auth/v1/auth.js';
 import { bearerToken, companyValues, missingTokenError, sessionEndedError } from '../../lib/grpc/caller.js';
@@ -6,6 +6,8 @@ import { CLIENT_OPTIONS, callUnary, insecure } from '../../lib/grpc/client.js';
 import { fromServiceError, isServiceError } from '../../lib/grpc/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { edgeAuthChecks } from '../../lib/metrics.js';
+import { PublicKeyCache } from '../../lib/tokens/public-key-cache.js';
+import { tokenKeyId, verifyAccessToken, type TokenAudience } from '../../lib/tokens/verify.js';
 import { KeptAnswers } from './kept-answers.js';
 import { RevocationWatch } from './revocation-watch.js';
 
@@ -21,8 +23,13 @@ export interface AuthCheckOptions {
   local: boolean;
   /** How long an Authenticate answer is kept (the session cache TTL: company memberships are re-read as often). */
   keepSeconds: number;
+  /** AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: what a kept token is checked against locally. */
+  tokens: TokenAudience;
   logger: Pick<Logger, 'info' | 'warn'>;
 }
+
+/** The public keys are fetched again this often, believed for three times as long, and at most once a second for a kid nobody knows. */
+const KEYS = { refreshMs: 10_000, maxAgeMs: 30_000, minRefetchMs: 1000 };
 
 /**
  * Every call is checked with the caller's own metadata, so a gRPC caller meets exactly the
@@ -34,11 +41,17 @@ export interface AuthCheckOptions {
  * calls with the very same token are answered from it, narrowed by their Company values with
  * the auth service's own function, and refused as soon as the revocation push names the
  * session. While the push is down or not caught up, every call asks, as before.
+ *
+ * An answer is kept only for a token this process verified itself with the auth service's
+ * public keys (GetSigningKeys with the deadline: every 10 s, and for an unknown kid), and used
+ * only while its key is still in the set: a retired signing key stops working here within
+ * 10 s, not only when the answer ages out.
  */
 export class AuthCheck {
   private readonly client: AuthServiceClient;
   private readonly kept = new KeptAnswers();
   readonly revocations?: RevocationWatch;
+  readonly publicKeys?: PublicKeyCache;
 
   constructor(
     address: string,
@@ -49,6 +62,11 @@ export class AuthCheck {
       const rememberMs = (options.keepSeconds + 60) * 1000;
       this.revocations = new RevocationWatch(this.client, rememberMs, () => this.kept.clear(), options.logger);
       this.revocations.start();
+      this.publicKeys = new PublicKeyCache({
+        fetch: async () => (await callUnary(this.client.getSigningKeys.bind(this.client), {}, new Metadata(), options.deadlineMs)).keys,
+        ...KEYS,
+      });
+      this.publicKeys.start();
     }
   }
 
@@ -63,7 +81,7 @@ export class AuthCheck {
       return { userId: answer.user_id, companyIds: answer.company_ids };
     }
     const kept = this.kept.get(token);
-    if (kept) {
+    if (kept && this.publicKeys?.current(kept.keyId)) {
       if (watch.isRevoked(kept.sessionId)) throw sessionEndedError();
       edgeAuthChecks.inc({ path: 'local' });
       return { userId: kept.userId, companyIds: effectiveCompanies(kept.companyIds, companies) };
@@ -73,11 +91,21 @@ export class AuthCheck {
     const answer = await this.ask(token, [], metadata);
     // Revoked while the answer was on its way: the push said so first.
     if (watch.isRevoked(answer.session_id)) throw sessionEndedError();
-    if (watch.isLive && watch.epoch === epoch) {
+    const keyId = await this.verifiedKeyId(token, answer.session_id);
+    if (keyId && watch.isLive && watch.epoch === epoch) {
       const until = Math.min(answer.expires_at?.getTime() ?? 0, Date.now() + this.options.keepSeconds * 1000);
-      this.kept.keep(token, { userId: answer.user_id, sessionId: answer.session_id, companyIds: answer.company_ids, until });
+      this.kept.keep(token, { userId: answer.user_id, sessionId: answer.session_id, companyIds: answer.company_ids, until, keyId });
     }
     return { userId: answer.user_id, companyIds: effectiveCompanies(answer.company_ids, companies) };
+  }
+
+  /** The kid of a token the auth service accepted, once verified here too; undefined: do not keep it. */
+  private async verifiedKeyId(token: string, sessionId: string): Promise<string | undefined> {
+    const kid = tokenKeyId(token);
+    const key = kid === undefined ? undefined : await this.publicKeys?.keyFor(kid);
+    if (!key) return undefined;
+    const verified = verifyAccessToken(token, () => key, this.options.tokens);
+    return verified?.sessionId === sessionId ? verified.keyId : undefined;
   }
 
   private async ask(token: string, companies: string[], metadata: Metadata): Promise<AuthenticateResponse> {
@@ -96,6 +124,7 @@ export class AuthCheck {
 
   close(): void {
     this.revocations?.stop();
+    this.publicKeys?.stop();
     this.client.close();
   }
 }

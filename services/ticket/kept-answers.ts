@@ -6,6 +6,8 @@ export interface KeptAnswer {
   companyIds: string[];
   /** The token's expiry or the end of the keeping time, whichever comes first (ms). */
   until: number;
+  /** The kid of the key that signed the token: the answer is used only while that key is published. */
+  keyId: string;
 }
 
 const MAX_ENTRIES = 100_000;

@@ -5,7 +5,7 @@ import { exitOnStartFailure, loadConfigOrExit, reachableHost } from '../../lib/p
 import { shutdownOnSignals } from '../../lib/process/shutdown.js';
 import { startTicketService } from './server.js';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit('ticket');
 const logger = createLogger('ticket', config.LOG_LEVEL);
 const ticket = await startTicketService(config, logger).catch(exitOnStartFailure('ticket service'));
 const metrics = await startMetrics(config, logger).catch(exitOnStartFailure('ticket service metrics'));

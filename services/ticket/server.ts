@@ -42,6 +42,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),
     local: config.EDGE_AUTH,
     keepSeconds: config.SESSION_CACHE_TTL_SECONDS,
+    tokens: { issuer: config.AUTH_JWT_ISSUER, audience: config.AUTH_JWT_AUDIENCE },
     logger,
   });
 

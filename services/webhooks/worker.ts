@@ -250,7 +250,7 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('webhooks');
   const logger = createLogger('webhooks', config.LOG_LEVEL);
   const metrics = await startMetrics(config, logger);
   const db = openWorkerDatabase(config, logger);

@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, type Account } from '../support/http.js';
@@ -8,12 +9,14 @@ describe('access tokens that must be refused', () => {
   let stack: TestStack;
   let account: Account;
   let claims: { sid: string; sub: string };
-  let secret: string;
+  let signingKey: KeyObject;
+  let kid: string;
 
   beforeAll(async () => {
     ({ stack, account } = await startSuite());
     claims = jwt.decode(account.accessToken) as { sid: string; sub: string };
-    secret = stack.env.AUTH_JWT_SECRET!;
+    signingKey = createPrivateKey({ key: Buffer.from(stack.env.AUTH_SIGNING_KEY!, 'base64'), format: 'der', type: 'pkcs8' });
+    kid = (jwt.decode(account.accessToken, { complete: true })!.header.kid)!;
   });
   afterAll(() => stack?.stop());
 
@@ -24,8 +27,8 @@ describe('access tokens that must be refused', () => {
     expect(response.headers.get('content-type')).toContain('application/problem+json');
   };
 
-  const sign = (payload: object, options: jwt.SignOptions, key = secret) =>
-    jwt.sign(payload, key, { algorithm: 'HS256', issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, ...options });
+  const sign = (payload: object, options: jwt.SignOptions, key = signingKey) =>
+    jwt.sign(payload, key, { algorithm: 'ES256', keyid: kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, ...options });
 
   it('accepts the genuine token (control)', async () => {
     expect((await request(`${stack.authUrl}/users/me`, { headers: bearer(account.accessToken) })).status).toBe(200);
@@ -50,8 +53,13 @@ describe('access tokens that must be refused', () => {
     await expectRefused(`${header}.${payload}.`);
   });
 
-  it('refuses another HMAC algorithm with the same key', async () => {
-    await expectRefused(jwt.sign({ sid: claims.sid }, secret, { algorithm: 'HS512', issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, expiresIn: 60 }));
+  it('refuses HMAC keyed with the public key (algorithm confusion) and another curve', async () => {
+    const publicPem = createPublicKey(signingKey).export({ type: 'spki', format: 'pem' }).toString();
+    for (const algorithm of ['HS256', 'HS512'] as const) {
+      await expectRefused(jwt.sign({ sid: claims.sid }, publicPem, { algorithm, keyid: kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, expiresIn: 60 }));
+    }
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey;
+    await expectRefused(jwt.sign({ sid: claims.sid }, p384, { algorithm: 'ES384', keyid: kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, expiresIn: 60 }));
   });
 
   it('refuses an expired token', async () => {
@@ -67,8 +75,10 @@ describe('access tokens that must be refused', () => {
     await expectRefused(sign({ sid: claims.sid }, { expiresIn: 60, issuer: 'someone-else' }));
   });
 
-  it('refuses a token signed with another key', async () => {
-    await expectRefused(sign({ sid: claims.sid }, { expiresIn: 60 }, 'another-secret-that-is-long-enough-000000'));
+  it('refuses a token signed with another key, under our kid or none', async () => {
+    const another = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+    await expectRefused(sign({ sid: claims.sid }, { expiresIn: 60 }, another));
+    await expectRefused(jwt.sign({ sid: claims.sid }, signingKey, { algorithm: 'ES256', issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, expiresIn: 60 }));
   });
 
   it('refuses a well-signed token for a session that does not exist or of another user', async () => {

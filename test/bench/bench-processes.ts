@@ -7,6 +7,7 @@ import { ROOT } from '../ops/compose-file.js';
 import { spawnNode, startTopology, type RunningProcess } from '../ops/processes.js';
 import { freePort, waitFor } from '../support/redis-server.js';
 import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 
 /**
  * The processes the bench measures, each a real node process like in production:
@@ -93,7 +94,8 @@ export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: st
     TICKET_DATABASE_URL: databases.ticketUrl,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: prefix,
-    AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+    AUTH_SIGNING_KEY: generatePrivateKey(),
+    AUTH_RATE_LIMIT_SECRET: randomBytes(32).toString('hex'),
     INTERNAL_API_KEY: randomBytes(32).toString('hex'),
     ...benchOverrides(),
   };

@@ -37,6 +37,14 @@ describe('a backend service that is down', () => {
     expect(response.body.status).toBe(503);
   });
 
+  it('the signing keys (JWK Set) answer 503 with Retry-After, never an empty set', async () => {
+    const response = await request(`${baseUrl}/auth/.well-known/jwks.json`);
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(response.headers.get('cache-control') ?? '').not.toMatch(/max-age/);
+  });
+
   it('token endpoint answers 503 in RFC 6749 form', async () => {
     const response = await request(`${baseUrl}/auth/tokens`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a@b.cd', password: 'x' }) });
     expect(response.status).toBe(503);

@@ -6,6 +6,7 @@
  * configuration is described in our words.
  */
 import { credentials, status } from '@grpc/grpc-js';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,12 +97,15 @@ describe('a malformed id', () => {
 
 describe('a refused access token', () => {
   const claims = () => jwt.decode(account.accessToken) as { sid: string; sub: string };
-  const signed = (payload: object, secret: string, options: jwt.SignOptions = {}) =>
-    jwt.sign(payload, secret, { algorithm: 'HS256', issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims().sub, ...options });
+  /** Signed as the auth service signs (ES256 under its kid), with `key`: its own signing key or another one. */
+  const ownKey = () => createPrivateKey({ key: Buffer.from(stack.env.AUTH_SIGNING_KEY!, 'base64'), format: 'der', type: 'pkcs8' });
+  const anotherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+  const signed = (payload: object, key: KeyObject, options: jwt.SignOptions = {}) =>
+    jwt.sign(payload, key, { algorithm: 'ES256', keyid: jwt.decode(account.accessToken, { complete: true })!.header.kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims().sub, ...options });
 
   it('an expired one says it expired and to use grant_type=refresh_token, in WWW-Authenticate (RFC 6750) and the problem', async () => {
     const exp = Math.floor(Date.now() / 1000) - 120;
-    const expired = signed({ sid: claims().sid, exp }, stack.env.AUTH_JWT_SECRET!);
+    const expired = signed({ sid: claims().sid, exp }, ownKey());
     const when = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const url of [`${stack.baseUrl}/event`, `${stack.authUrl}/users/me`]) {
       const res = await request(url, { headers: bearer(expired) });
@@ -112,10 +116,10 @@ describe('a refused access token', () => {
   });
 
   it('a garbage or foreign one says it is not a token of this server', async () => {
-    const foreign = signed({ sid: claims().sid }, 'another-secret-that-is-long-enough-000000', { expiresIn: 60 });
+    const foreign = signed({ sid: claims().sid }, anotherKey, { expiresIn: 60 });
     // Expired and signed by someone else: not ours first.
-    const foreignExpired = signed({ sid: claims().sid, exp: Math.floor(Date.now() / 1000) - 120 }, 'another-secret-that-is-long-enough-000000');
-    const otherAudience = signed({ sid: claims().sid }, stack.env.AUTH_JWT_SECRET!, { expiresIn: 60, audience: 'someone-else' });
+    const foreignExpired = signed({ sid: claims().sid, exp: Math.floor(Date.now() / 1000) - 120 }, anotherKey);
+    const otherAudience = signed({ sid: claims().sid }, ownKey(), { expiresIn: 60, audience: 'someone-else' });
     for (const token of ['abc', 'a.b.c', foreign, foreignExpired, otherAudience, `${account.accessToken.slice(0, -4)}AAAA`]) {
       const res = await call('/event', { token });
       expectDetail(res, 401, /^The access token is not a token of this server .*POST \/auth\/tokens/);

@@ -32,7 +32,8 @@ describe('logs, metrics and reflection', () => {
     expect(all).not.toContain(account.password);
     expect(all).not.toContain(account.accessToken);
     expect(all).not.toContain(account.refreshToken);
-    expect(all).not.toContain(stack.env.AUTH_JWT_SECRET!);
+    expect(all).not.toContain(stack.env.AUTH_SIGNING_KEY!);
+    expect(all).not.toContain(stack.env.AUTH_RATE_LIMIT_SECRET!);
   });
 
   it('serves Prometheus metrics on the metrics port: HTTP by route and status, RPCs by method and code, pools and cache', async () => {

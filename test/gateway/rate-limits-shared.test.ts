@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import { PrivateRedis, waitFor } from '../support/redis-server.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 
 /**
  * Two whole stacks (two gateways, two auth services) on one private Redis, as replicas are:
@@ -31,8 +32,9 @@ describe('rate limits shared by replicas through Redis', () => {
       TOKEN_RATE_LIMIT_PER_ACCOUNT: '2',
       TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '3',
       TRUST_PROXY: 'loopback',
-      // Replicas share the signing secret, which keys the token limits' Redis keys.
-      AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+      // Replicas share the rate-limit secret, which keys the token limits' Redis keys, and the signing key.
+      AUTH_RATE_LIMIT_SECRET: randomBytes(32).toString('hex'),
+      AUTH_SIGNING_KEY: generatePrivateKey(),
     };
     [a, b] = await Promise.all([startTestStack(env), startTestStack(env)]);
     account = await signUpAndLogin(a);

@@ -23,16 +23,16 @@ describe('readable logs', () => {
   const jsonEntries = () => json.map((line) => JSON.parse(line) as Record<string, unknown>);
 
   beforeAll(async () => {
-    // No AUTH_JWT_SECRET: the first start generates the development key into DATA_DIR.
-    stack = await startTestStack({ AUTH_JWT_SECRET: '', LOG_LEVEL: 'info' }, { logger: logger() });
+    // No AUTH_SIGNING_KEY: the first start generates the development key into DATA_DIR.
+    stack = await startTestStack({ AUTH_SIGNING_KEY: '', LOG_LEVEL: 'info' }, { logger: logger() });
     account = await signUpAndLogin(stack);
   });
   afterAll(async () => stack?.stop());
 
-  it('the first start says it generated the development JWT key, where, but never the key; and what it migrated', () => {
-    const file = path.join(stack.env.DATA_DIR!, 'dev-jwt-secret');
+  it('the first start says it generated the development signing key, where, but never the key; and what it migrated', () => {
+    const file = path.join(stack.env.DATA_DIR!, 'dev-signing-key');
     const key = readFileSync(file, 'utf8').trim();
-    expect(linesWith('generated a development JWT signing key')).toEqual([expect.stringContaining(JSON.stringify(file))]);
+    expect(linesWith('generated a development AUTH_SIGNING_KEY')).toEqual([expect.stringContaining(JSON.stringify(file))]);
     // One line per entry on a terminal, its fields inline.
     for (const line of pretty()) expect(line.trimEnd().split('\n'), line).toHaveLength(1);
     expect(pretty().join('')).not.toContain(key);
@@ -43,11 +43,11 @@ describe('readable logs', () => {
   it('a later start on the same data says neither: nothing was generated or migrated', async () => {
     const before = json.length;
     const same = ['DATA_DIR', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX'].filter((name) => stack.env[name] !== undefined);
-    const again = await startTestStack({ AUTH_JWT_SECRET: '', LOG_LEVEL: 'info', ...Object.fromEntries(same.map((name) => [name, stack.env[name]!])) }, { logger: logger() });
+    const again = await startTestStack({ AUTH_SIGNING_KEY: '', LOG_LEVEL: 'info', ...Object.fromEntries(same.map((name) => [name, stack.env[name]!])) }, { logger: logger() });
     try {
       const later = pretty().slice(before).join('');
       expect(later).toContain('gRPC listening'); // it did log its start
-      expect(later).not.toContain('generated a development JWT signing key');
+      expect(later).not.toContain('generated a development');
       expect(later).not.toContain('migrated the');
     } finally {
       await again.stop();

@@ -9,6 +9,7 @@ import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
 import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
 import { runCli } from '../../services/cli/main.js';
 import { ROOT } from './compose-file.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 
 /**
  * The admin CLI on this run's own databases: SQLite files in a temp DATA_DIR, or its own MySQL
@@ -71,7 +72,7 @@ async function ownDatabases(): Promise<Record<string, string>> {
   const id = `cli${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-cli-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = { DATA_DIR: dataDir, AUTH_JWT_SECRET: randomBytes(32).toString('hex'), NODE_ENV: 'production' };
+  const env: Record<string, string> = { DATA_DIR: dataDir, AUTH_SIGNING_KEY: generatePrivateKey(), AUTH_RATE_LIMIT_SECRET: randomBytes(32).toString('hex'), NODE_ENV: 'production' };
   if (testBackend() === 'mysql') {
     const redisUrl = process.env.TEST_REDIS_URL!;
     const databases = await createTestDatabases(process.env.TEST_MYSQL_URL!, id);
@@ -139,9 +140,9 @@ describe('ticketing CLI: usage', () => {
   }, 180_000);
 
   it('a bad configuration is exit 2 naming the variable; an unreachable database is exit 1 with one line', async () => {
-    const badConfig = await cli(['migrate'], { env: { AUTH_JWT_SECRET: 'short' } });
+    const badConfig = await cli(['migrate'], { env: { AUTH_RATE_LIMIT_SECRET: 'short' } });
     expect(badConfig.code).toBe(2);
-    expect(badConfig.stderr).toMatch(/AUTH_JWT_SECRET: must be at least 32 characters/);
+    expect(badConfig.stderr).toMatch(/AUTH_RATE_LIMIT_SECRET: must be at least 32 characters/);
     expectNoStackTrace(badConfig);
     const down = await cli(['token', 'issue', '--email', 'a@example.com'], { env: { AUTH_DATABASE_URL: 'mysql://root@127.0.0.1:1/nothing' } });
     expect(down.code).toBe(1);
@@ -318,6 +319,6 @@ describe('ticketing CLI: commands', () => {
 
 /** A stack on the CLI's databases and signing key (and, on MySQL, its Redis prefix). */
 function stackOverrides(): Record<string, string> {
-  const keys = ['DATA_DIR', 'AUTH_JWT_SECRET', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX'];
+  const keys = ['DATA_DIR', 'AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX'];
   return Object.fromEntries(keys.filter((key) => cliEnv[key] !== undefined).map((key) => [key, cliEnv[key]!]));
 }

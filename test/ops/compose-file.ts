@@ -133,7 +133,9 @@ export function serviceRunning(compose: ComposeFile, script: string): [string, C
 
 /** deploy/compose/secrets.sh: `ticketing-secrets` in the image (its entrypoint) and in the mysql container. */
 export const SECRETS_SCRIPT = path.join(ROOT, 'deploy/compose/secrets.sh');
-export const SECRET_NAMES = ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'MYSQL_PASSWORD'] as const;
+export const SECRET_NAMES = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD'] as const;
+/** Where the init service mounts each service's own secrets volume: its subdirectory SHARE of this. */
+export const SHARES_MOUNT = '/run/ticketing-shares';
 
 /** A Dockerfile instruction in exec form (`ENTRYPOINT ["a", "b"]`) as its argv. */
 function dockerfileArgv(instruction: 'ENTRYPOINT' | 'CMD'): string[] {
@@ -155,14 +157,32 @@ export function containerArgv(service: ComposeService): string[] {
 
 /**
  * The init service's container, run as docker would, with `dir` standing in for the secrets
- * volume and `vars` for .env; returns what it printed.
+ * volume, `dir`.shares/SHARE for each service's own volume, and `vars` for .env; returns what it printed.
  */
 export function initSecrets(dir: string, init: ComposeService, vars: Record<string, string>): string {
   const argv = containerArgv(init).flatMap((part) => (part === 'ticketing-secrets' ? ['sh', SECRETS_SCRIPT] : [part]));
   return execFileSync(argv[0]!, argv.slice(1), {
-    env: { PATH: process.env.PATH, ...serviceEnvironment(init, vars), TICKETING_SECRETS_DIR: dir },
+    env: { PATH: process.env.PATH, ...serviceEnvironment(init, vars), TICKETING_SECRETS_DIR: dir, TICKETING_SECRETS_SHARES_DIR: `${dir}.shares` },
     encoding: 'utf8',
   });
+}
+
+/** The volume a service mounts at `target` ("name:/path[:ro]"), if any. */
+export function volumeAt(service: ComposeService, target: string): string | undefined {
+  return (service.volumes ?? []).map((v) => v.split(':')).find(([, path]) => path === target)?.[0];
+}
+
+/**
+ * Where, after initSecrets(dir, init), the files of the secrets volume a service mounts are:
+ * the share of init that is the same volume (undefined when the service mounts none).
+ */
+export function secretsDirOf(service: ComposeService, init: ComposeService, dir: string): string | undefined {
+  const volume = volumeAt(service, '/run/ticketing-secrets');
+  if (volume === undefined) return undefined;
+  if (volume === volumeAt(init, '/run/ticketing-secrets')) return dir;
+  const mount = (init.volumes ?? []).map((v) => v.split(':')).find(([name, path]) => name === volume && path!.startsWith(`${SHARES_MOUNT}/`));
+  if (!mount) throw new Error(`init does not fill the volume ${volume}`);
+  return `${dir}.shares/${mount[1]!.slice(SHARES_MOUNT.length + 1)}`;
 }
 
 /** The environment a container's command sees: `env` after the entrypoint `ticketing-secrets`, with the volume at `dir`. */
@@ -180,7 +200,7 @@ export function afterEntrypoint(env: Record<string, string>, dir: string): Recor
 
 /** The one-shot service that writes the secrets volume (`ticketing-secrets init`). */
 export function initService(compose: ComposeFile): [string, ComposeService] {
-  const found = Object.entries(compose.services).find(([, service]) => containerArgv(service).join(' ') === 'ticketing-secrets init');
+  const found = Object.entries(compose.services).find(([, service]) => containerArgv(service).slice(0, 2).join(' ') === 'ticketing-secrets init');
   if (!found) throw new Error('no compose service runs ticketing-secrets init');
   return found;
 }

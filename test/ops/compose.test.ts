@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../lib/config.js';
+import { loadConfig, type Config, type ProcessName } from '../../lib/config.js';
 import { SHUTDOWN_OVERRUN_MS } from '../../lib/process/shutdown.js';
+import { parsePrivateKey } from '../../lib/tokens/keys.js';
 import { HAPROXY_CONFIG } from './load-balancer.js';
 import {
   afterEntrypoint,
@@ -21,8 +22,11 @@ import {
   ROOT,
   SECRET_NAMES,
   SECRETS_SCRIPT as SECRETS_SCRIPT_PATH,
+  secretsDirOf,
   serviceEnvironment,
   serviceRunning,
+  SHARES_MOUNT,
+  volumeAt,
   type ComposeService,
 } from './compose-file.js';
 
@@ -38,7 +42,10 @@ const compose = readCompose();
 /** No .env: what a fresh clone runs with. */
 const vars = exampleVariables();
 const secretsVolume = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
-afterAll(() => rmSync(secretsVolume, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(secretsVolume, { recursive: true, force: true });
+  rmSync(`${secretsVolume}.shares`, { recursive: true, force: true });
+});
 const [initName, init] = initService(compose);
 const firstInit = initSecrets(secretsVolume, init, vars);
 const stored = (dir: string) => Object.fromEntries(SECRET_NAMES.map((name) => [name, readFileSync(path.join(dir, name), 'utf8')]));
@@ -49,11 +56,13 @@ const ENTRYPOINTS = {
   ticket: 'dist/services/ticket/main.js',
   gateway: 'dist/gateway/main.js',
   migrate: 'dist/services/migrate.js',
-};
+  webhooks: 'dist/services/webhooks/worker.js',
+} satisfies Partial<Record<ProcessName, string>>;
 const [authName, auth] = serviceRunning(compose, ENTRYPOINTS.auth);
 const [ticketName, ticket] = serviceRunning(compose, ENTRYPOINTS.ticket);
 const [gatewayName, gateway] = serviceRunning(compose, ENTRYPOINTS.gateway);
 const [migrateName, migrate] = serviceRunning(compose, ENTRYPOINTS.migrate);
+const [webhooksName, webhooks] = serviceRunning(compose, ENTRYPOINTS.webhooks);
 const [proxyName, proxy] = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('haproxy:'))!;
 const haproxyConfig = readFileSync(HAPROXY_CONFIG, 'utf8');
 /** The port a `bind "${VAR-:port}"` line of haproxy.cfg listens on when VAR is unset (as in compose). */
@@ -63,17 +72,35 @@ const nodeServices: Array<[string, ComposeService]> = [
   [ticketName, ticket],
   [gatewayName, gateway],
   [migrateName, migrate],
+  [webhooksName, webhooks],
 ];
+const processOf = (service: ComposeService) => (Object.entries(ENTRYPOINTS).find(([, script]) => commandOf(service).includes(script))?.[0] ?? undefined) as ProcessName | undefined;
+
+/**
+ * Each workload's secrets, and nothing more (issue 21): the settings that carry one, and the
+ * files of the secrets volume it mounts. The gateway has no database credentials; only the auth
+ * service signs tokens; each service reaches its database as its own user.
+ */
+const SECRET_SETTINGS = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'];
+const HOLDS: Record<string, { settings: string[]; files: string[] }> = {
+  auth: { settings: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL'], files: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_MYSQL_PASSWORD'] },
+  ticket: { settings: ['TICKET_DATABASE_URL'], files: ['TICKET_MYSQL_PASSWORD'] },
+  webhooks: { settings: ['TICKET_DATABASE_URL'], files: ['TICKET_MYSQL_PASSWORD'] },
+  gateway: { settings: ['INTERNAL_API_KEY'], files: ['INTERNAL_API_KEY'] },
+  migrate: { settings: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'], files: ['MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD'] },
+  mysql: { settings: [], files: ['MYSQL_ROOT_PASSWORD'] },
+  proxy: { settings: [], files: [] },
+};
 const mysqlEntry = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('mysql:'));
 const redisEntry = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('redis:'));
 
-/** What the service's command sees (its entrypoint has filled in the secrets). */
+/** What the service's command sees (its entrypoint has filled in the secrets of the volume it mounts). */
 function envOf(service: ComposeService, dir = secretsVolume, variables = vars): Record<string, string> {
-  return afterEntrypoint(serviceEnvironment(service, variables), dir);
+  return afterEntrypoint(serviceEnvironment(service, variables), secretsDirOf(service, init, dir) ?? path.join(dir, 'none'));
 }
 
 function configOf(service: ComposeService, dir = secretsVolume, variables = vars): Config {
-  return loadConfig(envOf(service, dir, variables));
+  return loadConfig(envOf(service, dir, variables), processOf(service));
 }
 
 /** "dns:///host:port" (a target the clients resolve to every replica) -> [host, port]. */
@@ -117,32 +144,33 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("each node service's environment passes lib/config.ts, with NODE_ENV=production and the AUTH_JWT_SECRET of the secrets volume", () => {
+  it("each node service's environment passes lib/config.ts for its own process, with NODE_ENV=production; the auth service has the signing key of the secrets volume", () => {
     const raw = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
     for (const [name, service] of nodeServices) {
       const config = configOf(service);
       expect(config.NODE_ENV, name).toBe('production');
-      expect(config.AUTH_JWT_SECRET, name).toBe(generated.AUTH_JWT_SECRET);
       expect(config.BIND_HOST, `${name} listens on every interface of its container`).toBe('0.0.0.0');
     }
+    expect(configOf(auth).AUTH_SIGNING_KEY).toBe(generated.AUTH_SIGNING_KEY);
     // No secret has a value in the file: .env or the generated one.
     for (const name of SECRET_NAMES) expect(raw, name).not.toMatch(new RegExp(`\\$\\{${name}:-[^}]`));
-    // Production refuses to start without it (rather than generating a development key) ...
-    const withoutSecret = { ...serviceEnvironment(auth, vars), AUTH_JWT_SECRET: '' };
-    expect(() => loadConfig(withoutSecret)).toThrow(/AUTH_JWT_SECRET/);
-    // ... so a node service run without its entrypoint's secrets (no volume) does not start either.
+    // Production refuses to start the auth service without it (rather than generating a development key) ...
+    const withoutSecret = { ...serviceEnvironment(auth, vars), AUTH_SIGNING_KEY: '' };
+    expect(() => loadConfig(withoutSecret, 'auth')).toThrow(/AUTH_SIGNING_KEY/);
+    // ... so it does not start without its entrypoint's secrets (no volume) either.
     const empty = mkdtempSync(path.join(tmpdir(), 'ticketing-no-secrets-'));
     try {
-      expect(() => configOf(auth, path.join(empty, 'none'))).toThrow(/AUTH_JWT_SECRET/);
+      expect(() => configOf(auth, path.join(empty, 'none'))).toThrow(/AUTH_SIGNING_KEY/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
   });
 
-  it('sets only variables that lib/config.ts knows, and all of them', () => {
+  it('sets only variables that lib/config.ts knows: every setting that is no secret, and of the secrets only those the process uses', () => {
     const keys = configKeys();
     expect(keys.length).toBeGreaterThan(25);
     expect(keys).toContain('PORT');
+    for (const secret of SECRET_SETTINGS) expect(keys, secret).toContain(secret);
     for (const [name, service] of nodeServices) {
       const env = Object.keys(serviceEnvironment(service, vars));
       expect(
@@ -150,10 +178,12 @@ describe('docker-compose.yml', () => {
         `${name}: variables the configuration does not read (typos?)`,
       ).toEqual([]);
       expect(
-        keys.filter((key) => !env.includes(key)),
+        keys.filter((key) => !SECRET_SETTINGS.includes(key) && key !== 'AUTH_ACCEPTED_KEYS' && !env.includes(key)),
         `${name}: settings not passed on`,
       ).toEqual([]);
+      expect(env.filter((key) => SECRET_SETTINGS.includes(key)).sort(), `${name}: the secrets it is given`).toEqual([...HOLDS[name]!.settings].sort());
     }
+    expect(Object.keys(serviceEnvironment(auth, vars)), 'the keys a rotation still accepts').toContain('AUTH_ACCEPTED_KEYS');
   });
 
   it('AUTH_GRPC_ADDRESS and TICKET_GRPC_ADDRESS are dns:/// targets of the compose services and the ports they listen on', () => {
@@ -188,7 +218,7 @@ describe('docker-compose.yml', () => {
     expect(configOf(gateway).TRUST_PROXY).toBe('1');
     expect(haproxyConfig).toMatch(/^\s*option forwardfor$/m);
     const proxyEnv = serviceEnvironment(proxy, vars);
-    for (const name of SECRET_NAMES) expect(proxyEnv[name], `${proxyName} gets no ${name}`).toBeUndefined();
+    for (const name of [...SECRET_NAMES, ...SECRET_SETTINGS]) expect(proxyEnv[name], `${proxyName} gets no ${name}`).toBeUndefined();
     expect(proxy.volumes, `${proxyName} mounts its configuration only`).toEqual(['./deploy/compose/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro']);
     expect(dependsOn(proxy)[gatewayName]).toBe('service_started');
     // Its health check asks its own /ready on the admin port (load-balancer.test.ts runs both).
@@ -213,44 +243,35 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('the database URLs point at the mysql service, as its user, at two schemas the init script creates', () => {
+  it('each service reaches its own schema on the mysql service as its own user; the migration run creates them as root', () => {
     expect(mysqlEntry).toBeDefined();
     const [mysqlName, mysql] = mysqlEntry!;
     const mysqlEnv = envOf(mysql);
-    const initMount = (mysql.volumes ?? []).find((v) => v.includes('/docker-entrypoint-initdb.d/'));
-    expect(initMount, 'an init script is mounted').toBeDefined();
-    const initFile = path.join(ROOT, initMount!.split(':')[0]!);
-    expect(existsSync(initFile), `${initFile} exists`).toBe(true);
-    expect(initFile).not.toBe(path.join(ROOT, path.basename(initFile)));
-    const init = readFileSync(initFile, 'utf8');
-    const created = [...init.matchAll(/CREATE DATABASE IF NOT EXISTS `?(\w+)`?/gi)].map((m) => m[1]);
-
-    const schemas = new Set<string>();
+    expect(mysqlEnv.MYSQL_ROOT_PASSWORD).toBe(generated.MYSQL_ROOT_PASSWORD);
+    expect(mysqlEnv, 'no shared user made by the image').not.toHaveProperty('MYSQL_USER');
+    const expected = {
+      AUTH_DATABASE_URL: { user: 'ticketing_auth', password: generated.AUTH_MYSQL_PASSWORD, schema: 'ticketing_auth' },
+      TICKET_DATABASE_URL: { user: 'ticketing_tickets', password: generated.TICKET_MYSQL_PASSWORD, schema: 'ticketing_tickets' },
+    };
     for (const [name, service] of nodeServices) {
       const config = configOf(service);
-      for (const [which, url] of [
-        ['AUTH_DATABASE_URL', config.AUTH_DATABASE_URL],
-        ['TICKET_DATABASE_URL', config.TICKET_DATABASE_URL],
-      ] as const) {
-        expect(url, `${name} ${which}`).toBeDefined();
+      for (const which of ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL'] as const) {
+        const url = config[which];
+        if (!HOLDS[name]!.settings.includes(which)) {
+          expect(url, `${name} has no ${which}`).toBeUndefined();
+          continue;
+        }
         const parsed = new URL(url!);
         expect(parsed.hostname, `${name} ${which} host`).toBe(mysqlName);
         expect(Number(parsed.port || 3306)).toBe(3306);
-        expect(decodeURIComponent(parsed.username)).toBe(mysqlEnv.MYSQL_USER);
-        expect(decodeURIComponent(parsed.password)).toBe(mysqlEnv.MYSQL_PASSWORD);
-        const schema = parsed.pathname.slice(1);
-        expect(created, `${name} ${which}: the init script creates ${schema}`).toContain(schema);
-        expect(init, `the init script grants ${schema} to the services' user`).toMatch(
-          new RegExp(`GRANT ALL PRIVILEGES ON \`?${schema}\`?\\.\\* TO '${mysqlEnv.MYSQL_USER}'`),
-        );
-        schemas.add(`${which}=${schema}`);
+        expect({ user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), schema: parsed.pathname.slice(1) }, `${name} ${which}`).toEqual(expected[which]);
       }
     }
-    const auth = [...schemas].filter((s) => s.startsWith('AUTH')).map((s) => s.split('=')[1]);
-    const tickets = [...schemas].filter((s) => s.startsWith('TICKET')).map((s) => s.split('=')[1]);
-    expect(auth.length, 'every service agrees on the auth schema').toBe(1);
-    expect(tickets.length, 'every service agrees on the ticket schema').toBe(1);
-    expect(auth[0]).not.toBe(tickets[0]);
+    // The migration run creates both users (services/database-users.ts; test/ops/database-users.test.ts) as root.
+    const admin = new URL(configOf(migrate).DATABASE_ADMIN_URL!);
+    expect([admin.hostname, decodeURIComponent(admin.username), decodeURIComponent(admin.password)]).toEqual([mysqlName, 'root', generated.MYSQL_ROOT_PASSWORD]);
+    expect(dependsOn(auth)[migrateName]).toBe('service_completed_successfully');
+    expect(dependsOn(ticket)[migrateName]).toBe('service_completed_successfully');
   });
 
   it('REDIS_URL points at the redis service', () => {
@@ -330,7 +351,6 @@ describe('docker-compose.yml', () => {
 
 describe('docker compose up with no .env: the secrets volume', () => {
   const raw = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-  const mountsOf = (service: ComposeService) => (service.volumes ?? []).filter((v) => v.startsWith('secrets:'));
   const SECRETS_MOUNT = '/run/ticketing-secrets';
   const inits = (output: string, word: string) => output.split('\n').filter((line) => line.endsWith(` ${word}`)).length;
 
@@ -342,26 +362,32 @@ describe('docker compose up with no .env: the secrets volume', () => {
     }
   });
 
-  it('the init service writes the volume first; every other service reads it, read-only, and waits for init', () => {
+  it('the init service writes the volume first, which no other service mounts; each reads its own volume, read-only, and waits for init', () => {
     expect(oneShot(init)).toBe(true);
-    expect(init.user, 'writes the volume whoever owns it').toBe('root');
-    expect(mountsOf(init)).toEqual([`secrets:${SECRETS_MOUNT}`]);
+    expect(init.user, 'writes the volumes whoever owns them').toBe('root');
+    expect(volumeAt(init, SECRETS_MOUNT)).toBe('secrets');
     expect(compose.volumes).toHaveProperty('secrets');
-    const readers = Object.entries(compose.services).filter(([name]) => name !== initName);
     const waitsForInit = (name: string, seen = new Set<string>()): boolean => {
       if (seen.has(name)) return false;
       seen.add(name);
       const needs = Object.keys(dependsOn(compose.services[name]!));
       return needs.includes(initName) || needs.some((dependency) => waitsForInit(dependency, seen));
     };
-    for (const [name, service] of [...nodeServices, mysqlEntry!]) {
-      expect(mountsOf(service), `${name} reads the secrets volume`).toEqual([`secrets:${SECRETS_MOUNT}:ro`]);
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (name === initName) continue;
+      const mounts = (service.volumes ?? []).filter((v) => v.split(':')[1]?.startsWith('/run/ticketing'));
+      expect(mounts.every((v) => !v.startsWith('secrets:')), `${name} does not mount the volume of all secrets`).toBe(true);
+      const own = volumeAt(service, SECRETS_MOUNT);
+      if (!own) continue;
+      expect(mounts, `${name} reads its own volume, read-only`).toEqual([`${own}:${SECRETS_MOUNT}:ro`]);
+      expect(compose.volumes, name).toHaveProperty(own);
+      expect(init.volumes!.some((v) => v.startsWith(`${own}:${SHARES_MOUNT}/`)), `${initName} fills ${own}`).toBe(true);
+      expect(waitsForInit(name), `${name} starts after ${initName}`).toBe(true);
     }
-    for (const [name, service] of readers) {
-      if (mountsOf(service).length) expect(waitsForInit(name), `${name} starts after ${initName}`).toBe(true);
-    }
-    // Where the script looks by default is where the volume is mounted.
-    expect(readFileSync(SECRETS_SCRIPT_PATH, 'utf8')).toContain(`TICKETING_SECRETS_DIR:-${SECRETS_MOUNT}}`);
+    // Where the script looks by default is where the volumes are mounted.
+    const script = readFileSync(SECRETS_SCRIPT_PATH, 'utf8');
+    expect(script).toContain(`TICKETING_SECRETS_DIR:-${SECRETS_MOUNT}}`);
+    expect(script).toContain(`TICKETING_SECRETS_SHARES_DIR:-${SHARES_MOUNT}}`);
   });
 
   it('ticketing-secrets runs before every command: the entrypoint of the image and of mysql, mounted from the same script', () => {
@@ -374,13 +400,14 @@ describe('docker compose up with no .env: the secrets volume', () => {
     expect(mysql.volumes).toContain('./deploy/compose/secrets.sh:/usr/local/bin/ticketing-secrets:ro');
     // Not behind the image's entrypoint: that would fill in the stored secrets first, and init would take them for .env's.
     expect(init.entrypoint).toEqual(['ticketing-secrets', 'init']);
-    expect(containerArgv(init)).toEqual(['ticketing-secrets', 'init']);
+    expect(containerArgv(init).slice(0, 2)).toEqual(['ticketing-secrets', 'init']);
     expect(containerArgv(auth)).toEqual(['ticketing-secrets', 'node', ENTRYPOINTS.auth]);
   });
 
-  it('generates the four secrets on the first start, each different, and keeps them on the next', () => {
+  it('generates the secrets on the first start, each different (the signing key an EC P-256 key), and keeps them on the next', () => {
     expect(inits(firstInit, 'generated')).toBe(SECRET_NAMES.length);
-    for (const name of SECRET_NAMES) expect(generated[name], name).toMatch(/^[0-9a-f]{64}$/);
+    for (const name of SECRET_NAMES.filter((n) => n !== 'AUTH_SIGNING_KEY')) expect(generated[name], name).toMatch(/^[0-9a-f]{64}$/);
+    expect(parsePrivateKey(generated.AUTH_SIGNING_KEY!).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     expect(new Set(Object.values(generated)).size).toBe(SECRET_NAMES.length);
     const again = initSecrets(secretsVolume, init, vars);
     expect(inits(again, 'kept')).toBe(SECRET_NAMES.length);
@@ -388,42 +415,59 @@ describe('docker compose up with no .env: the secrets volume', () => {
     for (const name of SECRET_NAMES) expect(firstInit + again, 'secrets are never printed').not.toContain(generated[name]);
   });
 
-  it('every service sees the same secrets: the MySQL password in the database URLs, one internal key, the root password in mysql only', () => {
-    const mysqlEnv = envOf(mysqlEntry![1]);
-    expect(mysqlEnv.MYSQL_ROOT_PASSWORD).toBe(generated.MYSQL_ROOT_PASSWORD);
-    expect(mysqlEnv.MYSQL_PASSWORD).toBe(generated.MYSQL_PASSWORD);
-    for (const [name, service] of nodeServices) {
+  it('each workload holds exactly its own secrets, in its volume and in its environment', () => {
+    const workloads = Object.entries(compose.services).filter(([name]) => name !== initName && name !== redisEntry![0]);
+    expect(workloads.map(([name]) => name).sort()).toEqual(Object.keys(HOLDS).sort());
+    for (const [name, service] of workloads) {
+      const dir = secretsDirOf(service, init, secretsVolume);
+      const files = dir && existsSync(dir) ? readdirSync(dir).sort() : [];
+      expect(files, `${name}: the files of its secrets volume`).toEqual([...HOLDS[name]!.files].sort());
+      for (const file of files) expect(readFileSync(path.join(dir!, file), 'utf8'), `${name} ${file}`).toBe(generated[file as keyof typeof generated]);
       const env = envOf(service);
-      const config = loadConfig(env);
-      expect(config.INTERNAL_API_KEY, name).toBe(generated.INTERNAL_API_KEY);
-      for (const url of [config.AUTH_DATABASE_URL!, config.TICKET_DATABASE_URL!]) expect(new URL(url).password, name).toBe(generated.MYSQL_PASSWORD);
-      expect(env, `${name} is not given the MySQL passwords themselves`).not.toHaveProperty('MYSQL_ROOT_PASSWORD');
-      expect(env).not.toHaveProperty('MYSQL_PASSWORD');
+      const given = Object.entries(env).filter(([key, value]) => value && (SECRET_SETTINGS.includes(key) || (SECRET_NAMES as readonly string[]).includes(key)));
+      const expected = name === mysqlEntry![0] ? ['MYSQL_ROOT_PASSWORD'] : HOLDS[name]!.settings;
+      expect(given.map(([key]) => key).sort(), `${name}: the secrets in its environment`).toEqual([...expected].sort());
     }
+    const gatewayConfig = configOf(gateway);
+    expect(gatewayConfig.INTERNAL_API_KEY).toBe(generated.INTERNAL_API_KEY);
+    expect(configOf(auth).INTERNAL_API_KEY).toBe(generated.INTERNAL_API_KEY);
+    expect(configOf(auth).AUTH_RATE_LIMIT_SECRET).toBe(generated.AUTH_RATE_LIMIT_SECRET);
   });
 
-  it('.env overrides each secret, in the volume and in every service; the last value stays when it is removed again', () => {
+  it('.env overrides each secret, in the volume and in the services that hold it; the last value stays when it is removed again', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
     try {
       initSecrets(dir, init, vars);
       const before = stored(dir);
-      const dotEnv = { ...vars, AUTH_JWT_SECRET: 'a'.repeat(40), MYSQL_PASSWORD: 'chosen-by-the-operator' };
+      const dotEnv = { ...vars, AUTH_SIGNING_KEY: generated.AUTH_SIGNING_KEY!, AUTH_MYSQL_PASSWORD: 'chosen-by-the-operator' };
       const output = initSecrets(dir, init, dotEnv);
       expect(inits(output, 'from .env')).toBe(2);
-      expect(stored(dir)).toEqual({ ...before, AUTH_JWT_SECRET: dotEnv.AUTH_JWT_SECRET, MYSQL_PASSWORD: dotEnv.MYSQL_PASSWORD });
-      for (const [name, service] of nodeServices) {
-        const config = configOf(service, dir, dotEnv);
-        expect(config.AUTH_JWT_SECRET, name).toBe(dotEnv.AUTH_JWT_SECRET);
-        expect(config.INTERNAL_API_KEY, name).toBe(before.INTERNAL_API_KEY);
-        expect(new URL(config.AUTH_DATABASE_URL!).password, name).toBe(dotEnv.MYSQL_PASSWORD);
-      }
-      expect(envOf(mysqlEntry![1], dir, dotEnv).MYSQL_PASSWORD).toBe(dotEnv.MYSQL_PASSWORD);
+      expect(stored(dir)).toEqual({ ...before, AUTH_SIGNING_KEY: dotEnv.AUTH_SIGNING_KEY, AUTH_MYSQL_PASSWORD: dotEnv.AUTH_MYSQL_PASSWORD });
+      expect(configOf(auth, dir, dotEnv).AUTH_SIGNING_KEY).toBe(dotEnv.AUTH_SIGNING_KEY);
+      expect(configOf(auth, dir, dotEnv).INTERNAL_API_KEY).toBe(before.INTERNAL_API_KEY);
+      for (const service of [auth, migrate]) expect(new URL(configOf(service, dir, dotEnv).AUTH_DATABASE_URL!).password).toBe(dotEnv.AUTH_MYSQL_PASSWORD);
       // Taken out of .env again: the stored value stays (tokens stay valid, MySQL keeps its password).
       initSecrets(dir, init, vars);
-      expect(stored(dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
-      expect(configOf(auth, dir).AUTH_JWT_SECRET).toBe(dotEnv.AUTH_JWT_SECRET);
+      expect(stored(dir).AUTH_SIGNING_KEY).toBe(dotEnv.AUTH_SIGNING_KEY);
+      expect(configOf(auth, dir).AUTH_SIGNING_KEY).toBe(dotEnv.AUTH_SIGNING_KEY);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}.shares`, { recursive: true, force: true });
+    }
+  });
+
+  it('a volume from before signing keys: its AUTH_JWT_SECRET becomes the rate-limit secret, a signing key is generated, and no service gets the old secret', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ticketing-secrets-'));
+    try {
+      const legacy = 'f'.repeat(64);
+      writeFileSync(path.join(dir, 'AUTH_JWT_SECRET'), legacy);
+      initSecrets(dir, init, vars);
+      expect(stored(dir).AUTH_RATE_LIMIT_SECRET).toBe(legacy);
+      expect(configOf(auth, dir).AUTH_RATE_LIMIT_SECRET).toBe(legacy);
+      for (const [name, service] of nodeServices) expect(envOf(service, dir).AUTH_JWT_SECRET ?? '', name).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}.shares`, { recursive: true, force: true });
     }
   });
 });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig, type Config } from '../../lib/config.js';
+import { loadConfig, type Config, type ProcessName } from '../../lib/config.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 import { MYSQL_POOL_MAX } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 import { startGateway, type RunningGateway } from '../../gateway/server.js';
@@ -91,7 +92,7 @@ function environmentOf(objects: K8sObject[], container: Container): Record<strin
     if (secret) {
       expect(secret.name, `${variable.name}: the Secret secret.example.yaml describes`).toBe(exampleSecret.metadata.name);
       expect(Object.keys(secretData), `${variable.name}: a key of the Secret`).toContain(secret.key);
-      env[variable.name] = secretData[secret.key]!;
+      env[variable.name] = operatorValue(secret.key, secretData[secret.key]!);
     } else if (configMap) {
       env[variable.name] = (named(objects, 'ConfigMap', configMap.name).data as Record<string, string>)[configMap.key]!;
     } else {
@@ -101,19 +102,31 @@ function environmentOf(objects: K8sObject[], container: Container): Record<strin
   return env;
 }
 
-function configOf(objects: K8sObject[], workload: K8sObject): Config {
-  return loadConfig(environmentOf(objects, containerOf(workload)));
+/** The example Secret's placeholder for the signing key, as an operator fills it in (a key is checked by its parser). */
+const exampleSigningKey = generatePrivateKey();
+function operatorValue(key: string, value: string): string {
+  return key === 'AUTH_SIGNING_KEY' && value.startsWith('<') ? exampleSigningKey : value;
 }
 
-/** The worker runs as its own Deployment, never inside `npm start`'s one process. */
-const NOT_FOR_KUBERNETES = ['WEBHOOK_WORKER_IN_STACK'];
-/** Which secrets and settings each process needs, beyond the ConfigMap everyone gets. */
+const PROCESSES: Record<string, ProcessName> = { gateway: 'gateway', auth: 'auth', ticket: 'ticket', webhooks: 'webhooks', 'ticketing-migrate': 'migrate' };
+
+function configOf(objects: K8sObject[], workload: K8sObject): Config {
+  return loadConfig(environmentOf(objects, containerOf(workload)), PROCESSES[workload.metadata.name]);
+}
+
+/** The worker runs as its own Deployment, never inside `npm start`'s one process. AUTH_JWT_SECRET: only an install from before signing keys has it (docs/operations.md, "Upgrading"). */
+const NOT_FOR_KUBERNETES = ['WEBHOOK_WORKER_IN_STACK', 'AUTH_JWT_SECRET'];
+/**
+ * Which secrets each process holds, beyond the ConfigMap everyone gets (issue 21): only the auth
+ * service can sign tokens; the gateway has no database credentials; each service has its own
+ * database user; the migration Job alone may create users.
+ */
 const NEEDS: Record<string, { script: string; secrets: string[] }> = {
-  gateway: { script: 'dist/gateway/main.js', secrets: ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY'] },
-  auth: { script: 'dist/services/auth/main.js', secrets: ['AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL'] },
-  ticket: { script: 'dist/services/ticket/main.js', secrets: ['AUTH_JWT_SECRET', 'TICKET_DATABASE_URL'] },
-  webhooks: { script: 'dist/services/webhooks/worker.js', secrets: ['AUTH_JWT_SECRET', 'TICKET_DATABASE_URL'] },
-  'ticketing-migrate': { script: 'dist/services/migrate.js', secrets: ['AUTH_JWT_SECRET', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL'] },
+  gateway: { script: 'dist/gateway/main.js', secrets: ['INTERNAL_API_KEY'] },
+  auth: { script: 'dist/services/auth/main.js', secrets: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL'] },
+  ticket: { script: 'dist/services/ticket/main.js', secrets: ['TICKET_DATABASE_URL'] },
+  webhooks: { script: 'dist/services/webhooks/worker.js', secrets: ['TICKET_DATABASE_URL'] },
+  'ticketing-migrate': { script: 'dist/services/migrate.js', secrets: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'] },
 };
 
 describe('deploy/kubernetes', () => {
@@ -178,6 +191,12 @@ describe('deploy/kubernetes', () => {
       expect(secrets, `${name}: exactly the secrets it needs`).toEqual([...NEEDS[name]!.secrets].sort());
       const config = configOf(base, workload);
       expect(config.NODE_ENV).toBe('production');
+      // Each database URL is its service's own user, the admin URL the Job's alone.
+      const users = { AUTH_DATABASE_URL: 'ticketing_auth', TICKET_DATABASE_URL: 'ticketing_tickets', DATABASE_ADMIN_URL: 'root' } as const;
+      for (const [key, user] of Object.entries(users)) {
+        const url = config[key as keyof typeof users];
+        if (url) expect(new URL(url.replace(/<[^>]+>/, 'x')).username, `${name} ${key}`).toBe(user);
+      }
       expect(config.BIND_HOST, `${name} listens on the pod's addresses`).toBe('0.0.0.0');
     }
     // The ConfigMap and the Secret between them hold every setting.
@@ -411,21 +430,17 @@ describe('deploy/kubernetes', () => {
     for (const pod of [ticket, webhooks]) expect(may(pod, redis, 6379)).toBe(false);
   });
 
-  it('the trial overlay adds MySQL and Redis under the names the URLs use, and the schemas of docs/compose/mysql-init.sql', () => {
+  it('the trial overlay adds MySQL and Redis under the names the URLs use; the migration Job creates the services\' users on it as root', () => {
     const added = trial.filter((o) => !base.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name));
-    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(['ConfigMap/mysql-init', 'NetworkPolicy/mysql', 'NetworkPolicy/redis', 'Service/mysql', 'Service/redis', 'StatefulSet/mysql', 'StatefulSet/redis']);
+    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(['NetworkPolicy/mysql', 'NetworkPolicy/redis', 'Service/mysql', 'Service/redis', 'StatefulSet/mysql', 'StatefulSet/redis']);
     const migrate = configOf(trial, named(trial, 'Job', 'ticketing-migrate'));
     const auth = configOf(trial, named(trial, 'Deployment', 'auth'));
     const hostOf = (url: string) => new URL(url.replace(/<[^>]+>/, 'x')).host;
-    for (const url of [migrate.AUTH_DATABASE_URL!, migrate.TICKET_DATABASE_URL!]) expect(hostOf(url)).toBe(`mysql:${(named(trial, 'Service', 'mysql').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
+    for (const url of [migrate.AUTH_DATABASE_URL!, migrate.TICKET_DATABASE_URL!, migrate.DATABASE_ADMIN_URL!]) expect(hostOf(url)).toBe(`mysql:${(named(trial, 'Service', 'mysql').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
     expect(hostOf(auth.REDIS_URL!)).toBe(`redis:${(named(trial, 'Service', 'redis').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
-    const statements = (text: string) => text.split('\n').filter((line) => line.trim() && !line.startsWith('--'));
-    const init = named(trial, 'ConfigMap', 'mysql-init').data as Record<string, string>;
-    expect(statements(Object.values(init).join('\n'))).toEqual(statements(readFileSync(path.join(ROOT, 'docs/compose/mysql-init.sql'), 'utf8')));
-    const schemas = [migrate.AUTH_DATABASE_URL!, migrate.TICKET_DATABASE_URL!].map((url) => new URL(url.replace(/<[^>]+>/, 'x')).pathname.slice(1));
-    for (const schema of schemas) expect(Object.values(init).join('\n')).toContain(`CREATE DATABASE IF NOT EXISTS ${schema} `);
     const mysql = containerOf(named(trial, 'StatefulSet', 'mysql'));
-    expect(mysql.env!.find((v) => v.name === 'MYSQL_USER')?.value).toBe(new URL(migrate.AUTH_DATABASE_URL!.replace(/<[^>]+>/, 'x')).username);
+    expect(mysql.env!.map((v) => v.name), 'the image makes its root account only').toEqual(['MYSQL_ROOT_PASSWORD']);
+    expect(new URL(migrate.DATABASE_ADMIN_URL!.replace(/<[^>]+>/, 'x')).username).toBe('root');
     // Every pool at the autoscalers' maxima fits, with room for the migrations and an operator.
     const maxReplicas = (name: string) =>
       (ofKind(trial, 'HorizontalPodAutoscaler').map((h) => h.spec as { scaleTargetRef: { name: string }; maxReplicas: number }).find((h) => h.scaleTargetRef.name === name)!).maxReplicas;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort, waitFor } from '../support/redis-server.js';
 import { createTestDatabases, deleteRedisKeys } from '../support/resources.js';
 import { testBackend } from '../support/stack.js';
-import { exampleVariables, initSecrets, initService, readCompose, ROOT, SECRETS_SCRIPT, serviceEnvironment, serviceRunning } from './compose-file.js';
+import { exampleVariables, initSecrets, initService, readCompose, ROOT, SECRETS_SCRIPT, secretsDirOf, serviceEnvironment, serviceRunning } from './compose-file.js';
 
 /**
  * The compose topology as separate node processes on this host: each process gets the
@@ -149,8 +149,10 @@ const ALL_PARTS: Part[] = ['auth', 'ticket', 'gateway'];
 
 /** What a container network and the compose volumes give, on this host (see the file's comment). */
 export interface LocalResources {
-  /** Settings every local process gets on top of its compose environment. */
+  /** Settings every local process gets on top of its compose environment (the volume of all secrets). */
   local: Record<string, string>;
+  /** What the process running `part` gets on top of its compose environment: its own secrets volume, only the database URLs it is given. */
+  localFor(part: Part): Record<string, string>;
   cleanup(): Promise<void>;
 }
 
@@ -189,7 +191,14 @@ export async function localResources(): Promise<LocalResources> {
     await cleanup();
     throw err;
   }
-  return { local, cleanup };
+  const init = initService(compose)[1];
+  const localFor = (part: Part) => {
+    const service = serviceRunning(compose, ENTRYPOINTS[part].compose)[1];
+    const given = serviceEnvironment(service, vars);
+    const own = Object.fromEntries(Object.entries(local).filter(([key]) => !key.endsWith('_DATABASE_URL') || key in given));
+    return { ...own, TICKETING_SECRETS_DIR: secretsDirOf(service, init, secretsDir) ?? path.join(dataDir, 'no-secrets') };
+  };
+  return { local, localFor, cleanup };
 }
 
 /** The environment docker-compose.yml gives the service running `part` (no .env). */
@@ -198,7 +207,7 @@ export function composeEnvironment(part: Part): Record<string, string> {
 }
 
 export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
-  const { local, cleanup } = await localResources();
+  const { localFor, cleanup } = await localResources();
   const cleanups: Array<() => Promise<void>> = [cleanup];
 
   const ports = {
@@ -212,7 +221,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     const composeEnv = composeEnvironment(part);
     env[part] = {
       ...composeEnv,
-      ...local,
+      ...localFor(part),
       PORT: String(ports.gateway),
       AUTH_GRPC_PORT: String(ports.auth),
       TICKET_GRPC_PORT: String(ports.ticket),

@@ -106,7 +106,7 @@ describe.runIf(testBackend() === 'mysql')('replicas: 2 gateways, 3 ticket servic
         const metricsPort = await freePort();
         const env = {
           ...composeEnvironment(part),
-          ...resources.local,
+          ...resources.localFor(part),
           LOG_LEVEL: 'warn',
           PORT: String(port),
           ...(part === 'gateway' ? { BIND_HOST: `127.0.0.${index + 1}` } : {}),

@@ -52,9 +52,9 @@ describe('the compose topology as separate processes', () => {
   it('starts from the compose environment, answers /healthz, and serves sign-up, tokens and /users/me through the gateway', async () => {
     for (const part of ['auth', 'ticket', 'gateway'] as const) {
       expect(stack.env[part].NODE_ENV, 'production, as in compose').toBe('production');
-      // No .env: the secrets come from the volume the init service filled, through the entrypoint.
-      expect(stack.env[part].AUTH_JWT_SECRET, 'no secret in the environment').toBe('');
-      expect(stack.env[part].INTERNAL_API_KEY, 'no secret in the environment').toBe('');
+      // No .env: the secrets come from the service's own volume the init service filled, through the entrypoint.
+      expect(stack.env[part].AUTH_SIGNING_KEY, `${part}: no signing key in the environment`).toBe(part === 'auth' ? '' : undefined);
+      expect(stack.env[part].INTERNAL_API_KEY, `${part}: no internal key in the environment`).toBe(part === 'ticket' ? undefined : '');
     }
     expect(stack.processes.auth.count(/INTERNAL_API_KEY is not set/), 'the auth service got the internal key too').toBe(0);
     // Each process says where it listens.
@@ -90,10 +90,10 @@ describe('the compose topology as separate processes', () => {
     const exit = await bad.exited;
     expect(exit.code).toBe(2);
     expect(bad.output.join('\n')).toMatch(/AUTH_GRPC_PORT/);
-    const noSecret = spawnPart('gateway', { ...stack.env.gateway, AUTH_JWT_SECRET: '', TICKETING_SECRETS_DIR: `${stack.env.gateway.DATA_DIR}/no-such-volume` });
+    const noSecret = spawnPart('auth', { ...stack.env.auth, AUTH_SIGNING_KEY: '', TICKETING_SECRETS_DIR: `${stack.env.auth.DATA_DIR}/no-such-volume` });
     spawned.push(noSecret);
     expect((await noSecret.exited).code).toBe(2);
-    expect(noSecret.output.join('\n')).toMatch(/AUTH_JWT_SECRET: required when NODE_ENV=production/);
+    expect(noSecret.output.join('\n')).toMatch(/AUTH_SIGNING_KEY: required by the auth process when NODE_ENV=production/);
   }, 180_000);
 });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config.js';
+import { generatePrivateKey } from '../../lib/tokens/keys.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
 import { createTestDatabases, deleteRedisKeys, replaceDatabase, withMysql } from './resources.js';
@@ -48,7 +49,8 @@ export async function startTestStack(
     TICKET_GRPC_PORT: '0',
     METRICS_PORT: '0',
     DATA_DIR: dataDir,
-    AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+    AUTH_SIGNING_KEY: generatePrivateKey(),
+    AUTH_RATE_LIMIT_SECRET: randomBytes(32).toString('hex'),
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '100000',
     TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '100000',
     TOKEN_RATE_LIMIT_PER_ADDRESS: '100000',

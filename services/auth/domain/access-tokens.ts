@@ -1,41 +1,37 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { newGuid } from '../../../lib/ids.js';
+import { TOKEN_ALGORITHM } from '../../../lib/tokens/keys.js';
+import { verifyAccessToken, type TokenAudience, type VerifiedToken } from '../../../lib/tokens/verify.js';
+import type { SigningKeys } from './signing-keys.js';
 
-const ALGORITHM = 'HS256' as const;
+export type AccessTokenClaims = VerifiedToken;
 
-export interface AccessTokenClaims {
-  userId: string;
-  sessionId: string;
-  expiresAt: Date;
-}
-
-/** Signs and checks access tokens: HS256 pinned; exp, iss, aud, sub and sid all required. */
+/** Signs access tokens with the current signing key (ES256, its `kid` in the header) and checks them against every accepted key. */
 export class AccessTokens {
-  /** A KeyObject made once: given a string, jsonwebtoken tries to parse it as a public key on every call (a fifth of the CPU of a request). */
-  private readonly key: KeyObject;
+  private readonly expected: TokenAudience;
 
   constructor(
-    secret: string,
-    private readonly issuer: string,
-    private readonly audience: string,
+    private readonly keys: SigningKeys,
+    issuer: string,
+    audience: string,
     readonly ttlSeconds: number,
   ) {
-    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.expected = { issuer, audience };
   }
 
   sign(userId: string, sessionId: string): string {
-    return jwt.sign({ sid: sessionId }, this.key, {
-      algorithm: ALGORITHM,
+    return jwt.sign({ sid: sessionId }, this.keys.signingKey, {
+      algorithm: TOKEN_ALGORITHM,
+      keyid: this.keys.signingKeyId,
       subject: userId,
-      issuer: this.issuer,
-      audience: this.audience,
+      issuer: this.expected.issuer,
+      audience: this.expected.audience,
       expiresIn: this.ttlSeconds,
       jwtid: newGuid(),
     });
   }
 
-  /** Returns the claims, or undefined for any token that is not ours, not intact or not current. */
+  /** Returns the claims, or undefined for any token that is not ours, not intact, not current or signed by a key no longer accepted. */
   verify(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
     const checked = this.check(token, options);
     return 'refused' in checked ? undefined : checked;
@@ -55,18 +51,6 @@ export class AccessTokens {
   }
 
   private decode(token: string, ignoreExpiration: boolean): AccessTokenClaims | undefined {
-    try {
-      const payload = jwt.verify(token, this.key, {
-        algorithms: [ALGORITHM],
-        issuer: this.issuer,
-        audience: this.audience,
-        ignoreExpiration,
-      });
-      if (typeof payload !== 'object' || typeof payload.exp !== 'number') return undefined;
-      if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
-      return { userId: payload.sub, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) };
-    } catch {
-      return undefined;
-    }
+    return verifyAccessToken(token, (kid) => this.keys.keyFor(kid), this.expected, { ignoreExpiration });
   }
 }

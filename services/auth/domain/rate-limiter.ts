@@ -44,11 +44,11 @@ export class TokenRateLimits {
   constructor(
     settings: TokenRateLimitSettings,
     signIns: SignInRecords,
-    /** The auth service's signing secret; the keys' own secret is derived from it. */
-    signingSecret: string,
+    /** AUTH_RATE_LIMIT_SECRET: the keys' own secret is derived from it. */
+    rateLimitSecret: string,
     store?: RateLimitStore,
   ) {
-    this.keySecret = createHmac('sha256', signingSecret).update('token rate-limit keys').digest();
+    this.keySecret = createHmac('sha256', rateLimitSecret).update('token rate-limit keys').digest();
     this.ipv6PrefixLength = settings.ipv6PrefixLength;
     this.requests = new WindowCounter('token-requests', settings.perAddress, settings.windowSeconds, store);
     this.failures = new WindowCounter('token-failures', settings.perAccount, settings.windowSeconds, store);

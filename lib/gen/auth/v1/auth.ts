@@ -190,6 +190,30 @@ export interface RevocationBatch {
   caught_up: boolean;
 }
 
+export interface GetSigningKeysRequest {
+}
+
+export interface SigningKeySet {
+  keys: SigningKey[];
+}
+
+/** One public key as a JWK (RFC 7517/7518): an EC P-256 key for ES256 signatures. */
+export interface SigningKey {
+  /** The RFC 7638 thumbprint of the key: the kid of the tokens it signed. */
+  kid: string;
+  /** "EC". */
+  kty: string;
+  /** "P-256". */
+  crv: string;
+  /** The curve point, base64url. */
+  x: string;
+  y: string;
+  /** "ES256". */
+  alg: string;
+  /** "sig". */
+  use: string;
+}
+
 function createBaseUser(): User {
   return {
     guid: "",
@@ -2530,6 +2554,290 @@ export const RevocationBatch: MessageFns<RevocationBatch> = {
   },
 };
 
+function createBaseGetSigningKeysRequest(): GetSigningKeysRequest {
+  return {};
+}
+
+export const GetSigningKeysRequest: MessageFns<GetSigningKeysRequest> = {
+  encode(_: GetSigningKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSigningKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSigningKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSigningKeysRequest {
+    return {};
+  },
+
+  toJSON(_: GetSigningKeysRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSigningKeysRequest>, I>>(base?: I): GetSigningKeysRequest {
+    return GetSigningKeysRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSigningKeysRequest>, I>>(_: I): GetSigningKeysRequest {
+    const message = createBaseGetSigningKeysRequest();
+    return message;
+  },
+};
+
+function createBaseSigningKeySet(): SigningKeySet {
+  return { keys: [] };
+}
+
+export const SigningKeySet: MessageFns<SigningKeySet> = {
+  encode(message: SigningKeySet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      SigningKey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKeySet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKeySet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(SigningKey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKeySet {
+    return { keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => SigningKey.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: SigningKeySet): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => SigningKey.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SigningKeySet>, I>>(base?: I): SigningKeySet {
+    return SigningKeySet.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SigningKeySet>, I>>(object: I): SigningKeySet {
+    const message = createBaseSigningKeySet();
+    message.keys = object.keys?.map((e) => SigningKey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSigningKey(): SigningKey {
+  return { kid: "", kty: "", crv: "", x: "", y: "", alg: "", use: "" };
+}
+
+export const SigningKey: MessageFns<SigningKey> = {
+  encode(message: SigningKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kid !== "") {
+      writer.uint32(10).string(message.kid);
+    }
+    if (message.kty !== "") {
+      writer.uint32(18).string(message.kty);
+    }
+    if (message.crv !== "") {
+      writer.uint32(26).string(message.crv);
+    }
+    if (message.x !== "") {
+      writer.uint32(34).string(message.x);
+    }
+    if (message.y !== "") {
+      writer.uint32(42).string(message.y);
+    }
+    if (message.alg !== "") {
+      writer.uint32(50).string(message.alg);
+    }
+    if (message.use !== "") {
+      writer.uint32(58).string(message.use);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kty = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.crv = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.x = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.y = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.alg = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.use = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKey {
+    return {
+      kid: isSet(object.kid) ? globalThis.String(object.kid) : "",
+      kty: isSet(object.kty) ? globalThis.String(object.kty) : "",
+      crv: isSet(object.crv) ? globalThis.String(object.crv) : "",
+      x: isSet(object.x) ? globalThis.String(object.x) : "",
+      y: isSet(object.y) ? globalThis.String(object.y) : "",
+      alg: isSet(object.alg) ? globalThis.String(object.alg) : "",
+      use: isSet(object.use) ? globalThis.String(object.use) : "",
+    };
+  },
+
+  toJSON(message: SigningKey): unknown {
+    const obj: any = {};
+    if (message.kid !== "") {
+      obj.kid = message.kid;
+    }
+    if (message.kty !== "") {
+      obj.kty = message.kty;
+    }
+    if (message.crv !== "") {
+      obj.crv = message.crv;
+    }
+    if (message.x !== "") {
+      obj.x = message.x;
+    }
+    if (message.y !== "") {
+      obj.y = message.y;
+    }
+    if (message.alg !== "") {
+      obj.alg = message.alg;
+    }
+    if (message.use !== "") {
+      obj.use = message.use;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SigningKey>, I>>(base?: I): SigningKey {
+    return SigningKey.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SigningKey>, I>>(object: I): SigningKey {
+    const message = createBaseSigningKey();
+    message.kid = object.kid ?? "";
+    message.kty = object.kty ?? "";
+    message.crv = object.crv ?? "";
+    message.x = object.x ?? "";
+    message.y = object.y ?? "";
+    message.alg = object.alg ?? "";
+    message.use = object.use ?? "";
+    return message;
+  },
+};
+
 /**
  * AuthService issues and checks tokens and owns users, companies and API clients.
  *
@@ -2716,6 +3024,23 @@ export const AuthServiceService = {
     responseSerialize: (value: RevocationBatch): Buffer => Buffer.from(RevocationBatch.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevocationBatch => RevocationBatch.decode(value),
   },
+  /**
+   * The public keys that verify access tokens (a JWK Set, RFC 7517; the gateway serves it at
+   * {auth_url}/.well-known/jwks.json): the key that signs now and every other key whose tokens
+   * are still accepted. Access tokens are ES256 JWTs whose header names their key (kid). A
+   * process that checks tokens itself keeps this set and asks again for a kid it does not
+   * know; a key missing from the set no longer verifies anything. Needs no token.
+   */
+  getSigningKeys: {
+    path: "/auth.v1.AuthService/GetSigningKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSigningKeysRequest): Buffer =>
+      Buffer.from(GetSigningKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSigningKeysRequest => GetSigningKeysRequest.decode(value),
+    responseSerialize: (value: SigningKeySet): Buffer => Buffer.from(SigningKeySet.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SigningKeySet => SigningKeySet.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -2773,6 +3098,14 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * cannot read its database (the subscriber falls back to asking).
    */
   watchRevocations: handleServerStreamingCall<WatchRevocationsRequest, RevocationBatch>;
+  /**
+   * The public keys that verify access tokens (a JWK Set, RFC 7517; the gateway serves it at
+   * {auth_url}/.well-known/jwks.json): the key that signs now and every other key whose tokens
+   * are still accepted. Access tokens are ES256 JWTs whose header names their key (kid). A
+   * process that checks tokens itself keeps this set and asks again for a kid it does not
+   * know; a key missing from the set no longer verifies anything. Needs no token.
+   */
+  getSigningKeys: handleUnaryCall<GetSigningKeysRequest, SigningKeySet>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2975,6 +3308,28 @@ export interface AuthServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<RevocationBatch>;
+  /**
+   * The public keys that verify access tokens (a JWK Set, RFC 7517; the gateway serves it at
+   * {auth_url}/.well-known/jwks.json): the key that signs now and every other key whose tokens
+   * are still accepted. Access tokens are ES256 JWTs whose header names their key (kid). A
+   * process that checks tokens itself keeps this set and asks again for a kid it does not
+   * know; a key missing from the set no longer verifies anything. Needs no token.
+   */
+  getSigningKeys(
+    request: GetSigningKeysRequest,
+    callback: (error: ServiceError | null, response: SigningKeySet) => void,
+  ): ClientUnaryCall;
+  getSigningKeys(
+    request: GetSigningKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SigningKeySet) => void,
+  ): ClientUnaryCall;
+  getSigningKeys(
+    request: GetSigningKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SigningKeySet) => void,
+  ): ClientUnaryCall;
 }
 
 export const AuthServiceClient = makeGenericClientConstructor(AuthServiceService, "auth.v1.AuthService") as unknown as {

@@ -1,0 +1,52 @@
+import type { KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { TOKEN_ALGORITHM } from './keys.js';
+
+export interface VerifiedToken {
+  userId: string;
+  sessionId: string;
+  expiresAt: Date;
+  /** The key id in the token's header: which key signed it. */
+  keyId: string;
+}
+
+export interface TokenAudience {
+  issuer: string;
+  audience: string;
+}
+
+/** The `kid` of a token's header, without checking anything else; undefined when it has none. */
+export function tokenKeyId(token: string): string | undefined {
+  const decoded = jwt.decode(token, { complete: true });
+  const kid = decoded?.header.kid;
+  return typeof kid === 'string' && kid ? kid : undefined;
+}
+
+/**
+ * Checks an access token: ES256 pinned, signed by the key its `kid` names (looked up in
+ * `keyFor`), and exp, iss, aud, sub and sid all present and right. Undefined for any token that
+ * is not ours, not intact, not current, or signed by a key not (or no longer) accepted.
+ */
+export function verifyAccessToken(
+  token: string,
+  keyFor: (kid: string) => KeyObject | undefined,
+  expected: TokenAudience,
+  options: { ignoreExpiration?: boolean } = {},
+): VerifiedToken | undefined {
+  const kid = tokenKeyId(token);
+  const key = kid === undefined ? undefined : keyFor(kid);
+  if (!kid || !key) return undefined;
+  try {
+    const payload = jwt.verify(token, key, {
+      algorithms: [TOKEN_ALGORITHM],
+      issuer: expected.issuer,
+      audience: expected.audience,
+      ignoreExpiration: options.ignoreExpiration ?? false,
+    });
+    if (typeof payload !== 'object' || typeof payload.exp !== 'number') return undefined;
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
+    return { userId: payload.sub, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000), keyId: kid };
+  } catch {
+    return undefined;
+  }
+}
