@@ -1,4 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
+import { ORDER } from '../../lib/fields/order.js';
 import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
@@ -249,6 +250,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       delete: { summary: 'Delete a ticket (soft)', description: 'Marks the ticket deleted.' },
     }),
     ...stockOperations(),
+    ...orderOperations(),
     '/livez': {
       get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
     },
@@ -409,6 +411,50 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
         parameters: [guidParameter('guid', EVENT), 'Company'],
       },
     },
+  };
+}
+
+/** The orders (PRODUCT.md 12, docs/orders.md): the moves of a reservation for all lines at once. */
+function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
+  const orderGuid = guidParameter('guid', ORDER);
+  const move = (operationId: string, summary: string, body: string): Operation => ({
+    tag: 'stock',
+    operationId,
+    summary,
+    description: 'Every line moves, as a reservation of its ticket would, or none. Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.',
+    body,
+    bodyOptional: true,
+    ok: { status: 200, schema: 'Order' },
+    errors: MOVE_ERRORS,
+    parameters: [orderGuid, 'Company'],
+  });
+  return {
+    '/event/{guid}/orders': {
+      post: {
+        tag: 'stock',
+        operationId: 'createOrder',
+        summary: 'Sell a cart: reserve every line\'s stock, or none (422 or 409 names the line)',
+        description: 'Each line passes the checks of a reservation of its ticket; when one fails nothing is taken: 422 naming lines[i].field, or 409 with its code and ticket_id.',
+        body: 'OrderCreate',
+        ok: { status: 201, schema: 'Order', headers: ['Location'] },
+        errors: MOVE_ERRORS,
+        parameters: [guidParameter('guid', EVENT), 'Company', 'Idempotency-Key'],
+      },
+    },
+    '/order/{guid}': {
+      get: {
+        tag: 'stock',
+        operationId: 'getOrder',
+        summary: 'Get an order',
+        description: 'The order as it is now: one whose time is up reads as expired.',
+        ok: { status: 200, schema: 'Order' },
+        errors: EVENT_ERRORS,
+        parameters: [orderGuid, 'Company'],
+      },
+    },
+    '/order/{guid}/pending': { post: move('markOrderPending', 'Payment started: reserved -> pending, every line', 'ReservationPending') },
+    '/order/{guid}/confirm': { post: move('confirmOrder', 'Sold: reserved or pending -> confirmed, every line; barcodes are issued', 'OrderConfirm') },
+    '/order/{guid}/release': { post: move('releaseOrder', 'Give every line\'s stock back: reserved or pending -> released', 'ReservationEmpty') },
   };
 }
 
