@@ -107,6 +107,7 @@ export function orderBackend(client: OrderServiceClient, call: Caller) {
   const methods = bound(client, {
     create: client.createOrder,
     get: client.getOrder,
+    list: client.listOrders,
     pending: client.markOrderPending,
     confirm: client.confirmOrder,
     release: client.releaseOrder,
@@ -114,6 +115,7 @@ export function orderBackend(client: OrderServiceClient, call: Caller) {
   return {
     create: unary(call, methods.create),
     get: unary(call, methods.get),
+    list: unary(call, methods.list),
     pending: unary(call, methods.pending),
     confirm: unary(call, methods.confirm),
     release: unary(call, methods.release),

@@ -331,21 +331,24 @@ function webhookOperations(): Record<string, Partial<Record<Method, Operation>>>
   };
 }
 
+/** A move of a reservation or an order: POST {path}/{move}, answered with the object moved. */
+function moveOperation(schema: 'Reservation' | 'Order', guid: Schema, move: { operationId: string; summary: string; description: string; body: string }): Operation {
+  return {
+    tag: 'stock',
+    ...move,
+    description: `${move.description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
+    bodyOptional: true,
+    ok: { status: 200, schema },
+    errors: MOVE_ERRORS,
+    parameters: [guid, 'Company'],
+  };
+}
+
 /** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
 function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
   const ticketGuid = guidParameter('guid', TICKET);
   const reservationGuid = guidParameter('guid', RESERVATION);
-  const move = (operationId: string, summary: string, description: string, body: string): Operation => ({
-    tag: 'stock',
-    operationId,
-    summary,
-    description: `${description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
-    body,
-    bodyOptional: true,
-    ok: { status: 200, schema: 'Reservation' },
-    errors: MOVE_ERRORS,
-    parameters: [reservationGuid, 'Company'],
-  });
+  const move = (operationId: string, summary: string, description: string, body: string) => moveOperation('Reservation', reservationGuid, { operationId, summary, description, body });
   return {
     '/ticket/{guid}/reservations': {
       post: {
@@ -417,17 +420,8 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
 /** The orders (PRODUCT.md 12, docs/orders.md): the moves of a reservation for all lines at once. */
 function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
   const orderGuid = guidParameter('guid', ORDER);
-  const move = (operationId: string, summary: string, body: string): Operation => ({
-    tag: 'stock',
-    operationId,
-    summary,
-    description: 'Every line moves, as a reservation of its ticket would, or none. Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.',
-    body,
-    bodyOptional: true,
-    ok: { status: 200, schema: 'Order' },
-    errors: MOVE_ERRORS,
-    parameters: [orderGuid, 'Company'],
-  });
+  const description = 'Every line moves, as a reservation of its ticket would, or none.';
+  const move = (operationId: string, summary: string, body: string) => moveOperation('Order', orderGuid, { operationId, summary, description, body });
   return {
     '/event/{guid}/orders': {
       post: {
@@ -439,6 +433,15 @@ function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
         ok: { status: 201, schema: 'Order', headers: ['Location'] },
         errors: MOVE_ERRORS,
         parameters: [guidParameter('guid', EVENT), 'Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'stock',
+        operationId: 'listOrders',
+        summary: 'List the orders of an event in creation order',
+        description: 'Page by page with limit and cursor (the Link keeps ?state=), or the whole list without them. A page may stop early when its orders carry many barcodes; its Link leads on.',
+        ok: { status: 200, schema: 'Order', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [guidParameter('guid', EVENT), 'Company', 'state', 'limit', 'cursor'],
       },
     },
     '/order/{guid}': {
@@ -483,7 +486,7 @@ const PARAMETERS: Record<string, Schema> = {
     description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
   },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
-  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations in this state.' },
+  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations (or orders) in this state.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
 };
 

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
 import type { ConfirmLine, NewOrderLine } from '../../lib/gen/ticketing/v1/order.js';
+import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
 import { resourceInput, sendInvalidFields } from '../body-input.js';
@@ -8,8 +9,9 @@ import type { BackendClients } from '../clients.js';
 import { orderBody } from '../order-input.js';
 import { orderJson } from '../order-json.js';
 import type { Caller } from '../request-context.js';
-import { idempotencyKey, methodNotAllowed } from '../request-input.js';
-import { param } from '../resource-routes.js';
+import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
+import { listRoute, param } from '../resource-routes.js';
+import { stateFilter } from '../state-filter.js';
 
 /** The body of pending (ttl_seconds) or release (none), as a reservation's; 422 (undefined) on type errors. */
 function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { ttl_seconds?: number } | undefined {
@@ -33,7 +35,16 @@ export function orderRoutes(clients: BackendClients, call: Caller): Router {
     const order = await backend.create(req, { ...body.fields, lines, event_id: param(req, 'guid'), request_id: requestId });
     res.status(201).location(`/order/${order.guid}`).json(orderJson(order));
   });
-  router.all('/event/:guid/orders', methodNotAllowed(['POST']));
+  const page = async (req: Request, limit: number, cursor: string) => {
+    const { orders, next_page_token } = await backend.list(req, { event_id: param(req, 'guid'), state: stateFilter(req), page_size: limit, page_token: cursor });
+    return { items: orders, next: next_page_token };
+  };
+  const whole = async (req: Request, res: Response) => {
+    const first = await page(req, MAX_LIMIT, '');
+    await writePages(res, first, (current) => current.items.map(orderJson), (current) => (current.next ? page(req, MAX_LIMIT, current.next) : undefined));
+  };
+  listRoute(router, '/event/:guid/orders', { page, whole, toJson: orderJson, filters: ['state'] });
+  router.all('/event/:guid/orders', methodNotAllowed(['GET', 'HEAD', 'POST']));
 
   router.get('/order/:guid', async (req, res) => {
     res.json(orderJson(await backend.get(req, { guid: param(req, 'guid') })));

@@ -6,8 +6,8 @@
  */
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectConflict, expectInvariant, newEvent, newTicket, readTicket, type Seller } from '../stock/helpers.js';
-import { request, signUpAndLogin } from '../support/http.js';
+import { auth, expectConflict, expectInvariant, newEvent, newTicket, readTicket, type Seller } from '../stock/helpers.js';
+import { request, signUpAndLogin, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { createOrderRest, LINE_KEYS, ORDER_KEYS, orderMoveRest, readOrderRest, startOrderSuite, type OrderSuite } from './helpers.js';
 
@@ -168,5 +168,61 @@ describe('orders over REST', { timeout: 60_000 }, () => {
     for (const move of ['pending', 'confirm', 'release'] as const) expect((await orderMoveRest(them, order.guid, move)).status).toBe(404);
     expect((await request(`${stack.baseUrl}/order/${order.guid}`, { method: 'DELETE', headers: { authorization: `Bearer ${who.token}` } })).status).toBe(405);
     expect(await expectInvariant(who, db, adult)).toEqual({ sold: 0, reserved: 1, pending: 0 });
+  });
+});
+
+describe('GET /event/{guid}/orders: the orders of an event like other lists', { timeout: 60_000 }, () => {
+  const list = (event: string, query = '') => request(`${stack.baseUrl}/event/${event}/orders${query}`, { headers: auth(who) });
+
+  it('in creation order, whole or page by page (Link keeps ?state=), filtered by state; due orders read as expired', async () => {
+    const { event, adult, child } = await cart();
+    const make = async (ttl?: number) => (await createOrderRest(who, event, { lines: [{ ticket_id: adult, amount: 1 }, { ticket_id: child, amount: 1 }], ...(ttl ? { ttl_seconds: ttl } : {}) })).body;
+    const first = await make();
+    const second = await make();
+    const third = await make();
+    const due = await make(1);
+    await orderMoveRest(who, second.guid, 'confirm');
+    await orderMoveRest(who, third.guid, 'release');
+
+    const whole = await list(event);
+    expect(whole.status, whole.text).toBe(200);
+    expect(whole.body.map((o: { guid: string }) => o.guid)).toEqual([first.guid, second.guid, third.guid, due.guid]);
+    expect(whole.body[1]).toEqual((await readOrderRest(who, second.guid)).body);
+
+    const pageOne = await list(event, '?state=reserved&limit=1');
+    expect(pageOne.status, pageOne.text).toBe(200);
+    expect(pageOne.body.map((o: { guid: string }) => o.guid)).toEqual([first.guid]);
+    expect(pageOne.headers.get('link')).toMatch(/[?&]state=reserved[&>]/);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const expired = await list(event, '?state=expired');
+    expect(expired.body.map((o: { guid: string }) => o.guid)).toEqual([due.guid]);
+    expect((await list(event, '?state=confirmed')).body.map((o: { guid: string }) => o.guid)).toEqual([second.guid]);
+
+    const pages: string[] = [];
+    let next: string | undefined = `${stack.baseUrl}/event/${event}/orders?limit=3`;
+    while (next) {
+      const res: JsonResponse = await request(next, { headers: auth(who) });
+      expect(res.status, res.text).toBe(200);
+      pages.push(...res.body.map((o: { guid: string }) => o.guid));
+      next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+      if (next && !next.startsWith('http')) next = `${stack.baseUrl}${next}`;
+    }
+    expect(pages).toEqual([first.guid, second.guid, third.guid, due.guid]);
+    expect(await expectInvariant(who, db, adult)).toEqual({ sold: 1, reserved: 1, pending: 0 });
+  });
+
+  it('422 for an unknown state or limit; 404 for another company\'s event', async () => {
+    const { event } = await cart();
+    const bad = await list(event, '?state=paid');
+    expect(bad.status, bad.text).toBe(422);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['state']);
+    expect((await list(event, '?limit=0')).status).toBe(422);
+    const other = await cart();
+    for (let i = 0; i < 2; i++) await createOrderRest(who, other.event, { lines: [{ ticket_id: other.adult, amount: 1 }] });
+    const cursor = /cursor=([^&>]+)/.exec((await list(other.event, '?limit=1')).headers.get('link') ?? '')?.[1];
+    expect(cursor).toBeTruthy();
+    expect((await list(event, `?limit=1&cursor=${cursor}`)).status).toBe(422);
+    const them: Seller = { stack, token: (await signUpAndLogin(stack)).accessToken };
+    expect((await request(`${stack.baseUrl}/event/${event}/orders`, { headers: auth(them) })).status).toBe(404);
   });
 });
