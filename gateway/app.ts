@@ -17,6 +17,7 @@ import { methodNotAllowed } from './request-input.js';
 import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
+import { orderRoutes } from './routes/orders.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -81,7 +82,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
-  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call), webhookRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call), orderRoutes(clients, call), webhookRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { Event, type EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
+import type { OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
 import type { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { Ticket, type TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
 import { Webhook, type WebhookServiceClient } from '../lib/gen/ticketing/v1/webhook.js';
@@ -98,6 +99,26 @@ export function reservationBackend(client: ReservationServiceClient, call: Calle
     confirm: unary(call, methods.confirm),
     release: unary(call, methods.release),
     scan: unary(call, methods.scan),
+  };
+}
+
+/** The order moves made for a REST request. */
+export function orderBackend(client: OrderServiceClient, call: Caller) {
+  const methods = bound(client, {
+    create: client.createOrder,
+    get: client.getOrder,
+    list: client.listOrders,
+    pending: client.markOrderPending,
+    confirm: client.confirmOrder,
+    release: client.releaseOrder,
+  });
+  return {
+    create: unary(call, methods.create),
+    get: unary(call, methods.get),
+    list: unary(call, methods.list),
+    pending: unary(call, methods.pending),
+    confirm: unary(call, methods.confirm),
+    release: unary(call, methods.release),
   };
 }
 

@@ -2,6 +2,7 @@ import { makeGenericClientConstructor, type Client, type ServiceError } from '@g
 import { service as healthService } from 'grpc-health-check';
 import { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
+import { OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
 import { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
 import { WebhookServiceClient } from '../lib/gen/ticketing/v1/webhook.js';
@@ -15,6 +16,7 @@ export interface BackendClients {
   tickets: TicketServiceClient;
   events: EventServiceClient;
   reservations: ReservationServiceClient;
+  orders: OrderServiceClient;
   webhooks: WebhookServiceClient;
   authHealth: Client;
   ticketHealth: Client;
@@ -26,6 +28,7 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
   const tickets = new TicketServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const events = new EventServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const reservations = new ReservationServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
+  const orders = new OrderServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const webhooks = new WebhookServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const authHealth = new HealthClient(authAddress, insecure(), CLIENT_OPTIONS);
   const ticketHealth = new HealthClient(ticketAddress, insecure(), CLIENT_OPTIONS);
@@ -34,11 +37,12 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
     tickets,
     events,
     reservations,
+    orders,
     webhooks,
     authHealth,
     ticketHealth,
     close() {
-      for (const client of [auth, tickets, events, reservations, webhooks, authHealth, ticketHealth]) client.close();
+      for (const client of [auth, tickets, events, reservations, orders, webhooks, authHealth, ticketHealth]) client.close();
     },
   };
 }

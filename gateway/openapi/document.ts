@@ -1,4 +1,5 @@
 import { EVENT } from '../../lib/fields/event.js';
+import { ORDER } from '../../lib/fields/order.js';
 import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/fields/reservation.js';
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
@@ -261,6 +262,7 @@ function operations(authPrefix: string): Record<string, Partial<Record<Method, O
       delete: { summary: 'Delete a ticket (soft)', description: 'Marks the ticket deleted.' },
     }),
     ...stockOperations(),
+    ...orderOperations(),
     '/livez': {
       get: { tag: 'operations', operationId: 'liveness', summary: 'Liveness of the gateway process', description: '200 whenever the gateway process answers HTTP; no backend is asked, so a backend outage never fails it (a liveness probe restarts on failure).', ok: { status: 200, schema: 'Liveness' }, errors: [], public: true },
     },
@@ -341,21 +343,24 @@ function webhookOperations(): Record<string, Partial<Record<Method, Operation>>>
   };
 }
 
+/** A move of a reservation or an order: POST {path}/{move}, answered with the object moved. */
+function moveOperation(schema: 'Reservation' | 'Order', guid: Schema, move: { operationId: string; summary: string; description: string; body: string }): Operation {
+  return {
+    tag: 'stock',
+    ...move,
+    description: `${move.description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
+    bodyOptional: true,
+    ok: { status: 200, schema },
+    errors: MOVE_ERRORS,
+    parameters: [guid, 'Company'],
+  };
+}
+
 /** The stock moves (PRODUCT.md 9, docs/stock-moves.md). */
 function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
   const ticketGuid = guidParameter('guid', TICKET);
   const reservationGuid = guidParameter('guid', RESERVATION);
-  const move = (operationId: string, summary: string, description: string, body: string): Operation => ({
-    tag: 'stock',
-    operationId,
-    summary,
-    description: `${description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired.`,
-    body,
-    bodyOptional: true,
-    ok: { status: 200, schema: 'Reservation' },
-    errors: MOVE_ERRORS,
-    parameters: [reservationGuid, 'Company'],
-  });
+  const move = (operationId: string, summary: string, description: string, body: string) => moveOperation('Reservation', reservationGuid, { operationId, summary, description, body });
   return {
     '/ticket/{guid}/reservations': {
       post: {
@@ -424,6 +429,50 @@ function stockOperations(): Record<string, Partial<Record<Method, Operation>>> {
   };
 }
 
+/** The orders (PRODUCT.md 12, docs/orders.md): the moves of a reservation for all lines at once. */
+function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
+  const orderGuid = guidParameter('guid', ORDER);
+  const description = 'Every line moves, as a reservation of its ticket would, or none.';
+  const move = (operationId: string, summary: string, body: string) => moveOperation('Order', orderGuid, { operationId, summary, description, body });
+  return {
+    '/event/{guid}/orders': {
+      post: {
+        tag: 'stock',
+        operationId: 'createOrder',
+        summary: 'Sell a cart: reserve every line\'s stock, or none (422 or 409 names the line)',
+        description: 'Each line passes the checks of a reservation of its ticket; when one fails nothing is taken: 422 naming lines[i].field, or 409 with its code and ticket_id.',
+        body: 'OrderCreate',
+        ok: { status: 201, schema: 'Order', headers: ['Location'] },
+        errors: MOVE_ERRORS,
+        parameters: [guidParameter('guid', EVENT), 'Company', 'Idempotency-Key'],
+      },
+      get: {
+        tag: 'stock',
+        operationId: 'listOrders',
+        summary: 'List the orders of an event in creation order',
+        description: 'Page by page with limit and cursor (the Link keeps ?state=), or the whole list without them. A page may stop early when its orders carry many barcodes; its Link leads on.',
+        ok: { status: 200, schema: 'Order', array: true, headers: ['Link'] },
+        errors: [400, 401, 404, 422, 503, 504],
+        parameters: [guidParameter('guid', EVENT), 'Company', 'state', 'limit', 'cursor'],
+      },
+    },
+    '/order/{guid}': {
+      get: {
+        tag: 'stock',
+        operationId: 'getOrder',
+        summary: 'Get an order',
+        description: 'The order as it is now: one whose time is up reads as expired.',
+        ok: { status: 200, schema: 'Order' },
+        errors: EVENT_ERRORS,
+        parameters: [orderGuid, 'Company'],
+      },
+    },
+    '/order/{guid}/pending': { post: move('markOrderPending', 'Payment started: reserved -> pending, every line', 'ReservationPending') },
+    '/order/{guid}/confirm': { post: move('confirmOrder', 'Sold: reserved or pending -> confirmed, every line; barcodes are issued', 'OrderConfirm') },
+    '/order/{guid}/release': { post: move('releaseOrder', 'Give every line\'s stock back: reserved or pending -> released', 'ReservationEmpty') },
+  };
+}
+
 const PARAMETERS: Record<string, Schema> = {
   clientId: { name: 'clientId', in: 'path', required: true, schema: { type: 'string' }, description: 'client_id of the API client.' },
   Company: {
@@ -449,7 +498,7 @@ const PARAMETERS: Record<string, Schema> = {
     description: 'ETags of the copies the client holds (a list, W/ accepted, or *); the current one gives 304 without a body.',
   },
   limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; without it the whole list is returned.' },
-  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations in this state.' },
+  state: { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: [...RESERVATION_STATES] }, description: 'Only reservations (or orders) in this state.' },
   cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'Opaque cursor from a Link rel="next".' },
 };
 

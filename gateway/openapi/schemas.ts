@@ -3,6 +3,7 @@ import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, t
 import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
+import { ORDER, ORDER_BARCODE_FIELDS, ORDER_BODIES, ORDER_LINE_FIELDS, ORDER_LINES, ORDER_LINES_DESCRIPTION } from '../../lib/fields/order.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
@@ -195,10 +196,41 @@ const namedBody = (description: string, example: string): Schema => ({
   ...requestSchema({ noun: 'name', fields: { name: { ...NEW_NAME_FIELDS.name, example } }, orderRules: [] }, description),
 });
 
+/** An object of a field table (every field readOnly, as it reads); `override` replaces some fields' schemas. */
+function tableObject(table: Record<string, FieldDef>, override: Record<string, Schema> = {}, extra: Schema = {}): Schema {
+  return objectOf(Object.keys({ ...table, ...override }), (field) => override[field] ?? responseSchema(table[field]!), extra);
+}
+
+/** The order (PRODUCT.md 12; gateway/order-json.ts): its table's fields with `lines` after expires_at. */
+function orderSchema(): Schema {
+  const fields = jsonFields(ORDER).flatMap((field) => (field === 'expires_at' ? [field, 'lines'] : [field]));
+  const holder = {
+    type: ['object', 'null'],
+    readOnly: true,
+    description: 'Who may enter with the barcode; null when none is named.',
+    required: ['name', 'email'],
+    properties: { name: { type: 'string', description: 'The holder\'s name.' }, email: { type: 'string', description: 'The holder\'s e-mail address.' } },
+  };
+  const barcode = tableObject(ORDER_BARCODE_FIELDS, { holder });
+  const line = tableObject(ORDER_LINE_FIELDS, { barcodes: { type: 'array', readOnly: true, description: ORDER_LINE_FIELDS.barcodes.description, items: barcode } });
+  const lines = { type: 'array', readOnly: true, description: ORDER_LINES_DESCRIPTION, items: line };
+  return objectOf(fields, (field) => (field === 'lines' ? lines : responseSchema((ORDER.fields as Record<string, FieldDef>)[field]!)), { description: 'A cart of several tickets of one event, sold all or nothing.' });
+}
+
+/** An order request body: its own fields, and `lines`, each by the line table. */
+function orderInputSchema(bodies: (typeof ORDER_BODIES)[keyof typeof ORDER_BODIES], linesRequired: boolean, description: string): Schema {
+  const own = inputSchema(bodies.own, true, description);
+  const line = inputSchema(bodies.line, true, 'One line.');
+  const lines = { type: 'array', ...(linesRequired ? { minItems: ORDER_LINES.min } : {}), maxItems: ORDER_LINES.max, description: ORDER_LINES_DESCRIPTION, items: line };
+  const example = { lines: [exampleBody(bodies.line)], ...exampleBody(bodies.own) };
+  return { ...own, properties: { lines, ...(own.properties as Schema) }, ...(linesRequired ? { required: ['lines'] } : {}), examples: [example] };
+}
+
 /** The extension members a refused stock move adds to a problem. */
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+  ticket_id: { ...GUID, description: 'A refused order line: the GUID of its ticket.' },
   remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
 
@@ -221,6 +253,8 @@ export function inputSchemas(): Record<string, Schema> {
     ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
     ReservationEmpty: inputSchema(MOVE_BODIES.release, true, 'No fields.'),
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
+    OrderCreate: orderInputSchema(ORDER_BODIES.create, true, 'A cart: every line is taken, or none. JSON only.'),
+    OrderConfirm: orderInputSchema(ORDER_BODIES.confirm, false, 'Sold: each line\'s barcodes are issued; only the lines of predefined tickets need one. JSON only.'),
     WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
   };
@@ -356,6 +390,7 @@ export function componentSchemas(): Record<string, Schema> {
       },
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
+    Order: orderSchema(),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
     Barcode: { type: 'string', description: 'A barcode issued by a confirmation.' },
     Liveness: {

@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import { MOVE_BODIES, RESERVATION_FIELDS, SCAN_FIELDS } from '../../lib/fields/reservation.js';
-import { toMessageFields } from '../../lib/fields/messages.js';
 import type { Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { writePages } from '../array-json.js';
 import { reservationBackend } from '../backends.js';
@@ -12,6 +11,7 @@ import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { resourceJson } from '../resource-json.js';
 import { listRoute, param } from '../resource-routes.js';
+import { stateFilter } from '../state-filter.js';
 
 const reservationJson = (reservation: Reservation) => resourceJson(RESERVATION_FIELDS, reservation);
 
@@ -21,16 +21,6 @@ function moveBody(req: Request, res: Response, move: keyof typeof MOVE_BODIES): 
   if (!input.violations.length) return input.fields;
   sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors: input.violations });
   return undefined;
-}
-
-/**
- * The ?state= filter as the request's enum: absent is every state; a name the enum lacks,
- * or the parameter sent twice, is UNSPECIFIED, which the service refuses (422 naming state).
- */
-function stateFilter(req: Request): number | undefined {
-  const raw = req.query.state;
-  if (raw === undefined) return undefined;
-  return (toMessageFields(RESERVATION_FIELDS, { state: typeof raw === 'string' ? raw : '' }).state as number | undefined) ?? 0;
 }
 
 /** REST face of ReservationService (PRODUCT.md 9, docs/stock-moves.md). */

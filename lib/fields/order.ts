@@ -1,4 +1,5 @@
-import { MAX_UNITS_PER_ORDER } from './reservation.js';
+import type { FieldDef, Resource } from './kinds.js';
+import { CONFIRM_FIELDS, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, RESERVE_FIELDS } from './reservation.js';
 
 /** Orders (PRODUCT.md 12): what is the order's own; its lines are reservations (lib/fields/reservation.ts). */
 
@@ -11,3 +12,69 @@ export const ORDER_LINES = { min: 1, max: 20 } as const;
 
 /** Units of one order in all, as of one reservation. */
 export const MAX_UNITS = MAX_UNITS_PER_ORDER;
+
+const GUID = { type: 'guid' } as const;
+
+/**
+ * The order object (PRODUCT.md 12) without its `lines`, which come after expires_at: a list
+ * of objects, which no field kind carries, each line by ORDER_LINE_FIELDS and each of its
+ * barcodes by ORDER_BARCODE_FIELDS plus `holder` (gateway/order-json.ts, the OpenAPI Order).
+ */
+export const ORDER_FIELDS = {
+  guid: { ...RESERVATION_FIELDS.guid, description: 'GUID of the order.' },
+  company_id: { ...RESERVATION_FIELDS.company_id, description: 'The company of the event.' },
+  event_id: { ...RESERVATION_FIELDS.event_id, description: 'The event of every line\'s ticket.' },
+  channel: {
+    kind: { type: 'enum', values: ORDER_CHANNELS },
+    nullable: false,
+    role: 'server-managed',
+    description: 'online, or box_office (which sells only tickets with available_in_cashr).',
+  },
+  state: { ...RESERVATION_FIELDS.state, description: 'The state of every line: reserved, pending (payment started), confirmed (sold), released or expired.' },
+  expires_at: { ...RESERVATION_FIELDS.expires_at, description: 'When a reserved or pending order expires (or expired); null once confirmed or released.' },
+  created_at: { ...RESERVATION_FIELDS.created_at, description: 'When it was created.' },
+  updated_at: RESERVATION_FIELDS.updated_at,
+} as const satisfies Record<string, FieldDef>;
+
+/** One line of an order object. */
+export const ORDER_LINES_DESCRIPTION = `The lines, ${ORDER_LINES.min}..${ORDER_LINES.max}, in the order they were sent.`;
+
+export const ORDER_LINE_FIELDS = {
+  ticket_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The ticket whose stock the line holds.' },
+  amount: { ...RESERVATION_FIELDS.amount, description: 'How many of the ticket the line holds or sold.' },
+  barcodes: { kind: { type: 'text-list' }, nullable: false, role: 'computed', description: 'The barcodes issued on confirmation, each {code, holder}; empty before, and for barcode_type none.' },
+} as const satisfies Record<string, FieldDef>;
+
+/** One barcode of a line. */
+export const ORDER_BARCODE_FIELDS = {
+  code: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode.' },
+} as const satisfies Record<string, FieldDef>;
+
+/*
+ * The request bodies: POST /event/{guid}/orders (a list of NEW_LINE bodies in `lines`) and
+ * POST /order/{guid}/confirm (a list of CONFIRM_LINE bodies in `lines`).
+ */
+export const ORDER_CREATE_FIELDS = {
+  ttl_seconds: RESERVE_FIELDS.ttl_seconds,
+  channel: { ...ORDER_FIELDS.channel, role: 'writable', default: 'online' },
+} as const satisfies Record<string, FieldDef>;
+
+export const NEW_LINE_FIELDS = {
+  ticket_id: { kind: GUID, nullable: false, role: 'writable', required: true, description: 'A live ticket of the event, at most once per order.' },
+  amount: RESERVE_FIELDS.amount,
+} as const satisfies Record<string, FieldDef>;
+
+export const CONFIRM_LINE_FIELDS = {
+  ticket_id: { kind: GUID, nullable: false, role: 'writable', required: true, description: 'A ticket of one of the order\'s lines.' },
+  barcodes: CONFIRM_FIELDS.barcodes,
+} as const satisfies Record<string, FieldDef>;
+
+const body = <T extends Record<string, FieldDef>>(noun: string, fields: T): Resource<T> => ({ noun, fields, orderRules: [] });
+
+export const ORDER: Resource<typeof ORDER_FIELDS> = body('order', ORDER_FIELDS);
+
+/** The order bodies: the request's own fields, and each line's (`lines` is the list of them). */
+export const ORDER_BODIES = {
+  create: { own: body('order', ORDER_CREATE_FIELDS), line: body('order line', NEW_LINE_FIELDS) },
+  confirm: { own: body('order', {}), line: body('order line', CONFIRM_LINE_FIELDS) },
+};

@@ -6,6 +6,8 @@ import {
   CreateOrderRequest,
   Order,
   type ConfirmOrderRequest,
+  type ListOrdersRequest,
+  type ListOrdersResponse,
   type MarkOrderPendingRequest,
   type ReleaseOrderRequest,
 } from '../../lib/gen/ticketing/v1/order.js';
@@ -20,7 +22,8 @@ import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './d
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
 import { reservationMessage } from './reservation-messages.js';
-import { refuseUnlessOnSale, requireState, retryingBarcodeCollisions, type ReservationService } from './reservation-service.js';
+import { BARCODES_PER_PAGE, refuseUnlessOnSale, requireState, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
+import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import type { OrderRecord, OrderStore } from './store/order-store.js';
@@ -64,6 +67,10 @@ export class OrderService {
     private readonly reservations: ReservationService,
     private readonly creations: IdempotentCreation,
   ) {}
+
+  private findEvent(caller: AuthenticatedCaller, guid: string) {
+    return findInCompanies('Event', caller.companyIds, guid, (companyIds, id) => this.orders.findEvent(companyIds, id));
+  }
 
   private findOrder(caller: AuthenticatedCaller, guid: string): Promise<OrderRecord> {
     // NOT_FOUND names the order as a reservation would name itself: ResourceInfo of ticketing.v1.Order.
@@ -111,7 +118,7 @@ export class OrderService {
 
   async create(caller: AuthenticatedCaller, request: CreateOrderRequest): Promise<Order> {
     const prepare = async () => {
-      const event = await findInCompanies('Event', caller.companyIds, request.event_id, (companyIds, id) => this.orders.findEvent(companyIds, id));
+      const event = await this.findEvent(caller, request.event_id);
       const { ttl, channel, ticketGuids } = this.checkRequest(request);
       const now = new Date();
       const guid = newGuid();
@@ -167,6 +174,18 @@ export class OrderService {
       return orderMessage(await this.findOrder(caller, guid));
     }
     return orderMessage(found);
+  }
+
+  /** The orders of an event, page by page; what is due expires first, so a filter by state sees it expired. */
+  async list(caller: AuthenticatedCaller, request: ListOrdersRequest): Promise<ListOrdersResponse> {
+    const event = await this.findEvent(caller, request.event_id);
+    const state = stateFilter(request.state);
+    const size = pageSize(request.page_size);
+    const listKey = `orders:${event.guid}:${state ?? ''}`;
+    const after = decodePageToken(request.page_token, listKey);
+    await this.reservations.settleDue(await this.orders.ticketsOf(event.guid));
+    const { orders, more } = await this.orders.list(event.guid, state, after, size, BARCODES_PER_PAGE);
+    return { orders: orders.map(orderMessage), next_page_token: more ? encodePageToken(listKey, orders[orders.length - 1]!.id) : '' };
   }
 
   /**

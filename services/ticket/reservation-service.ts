@@ -35,14 +35,22 @@ import { newReservation, type ReservationStore, type StockTicket } from './store
 import { reservationChange, scanChange } from './change-events.js';
 import { recordChange } from './store/outbox-store.js';
 
+/** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
+export function stateFilter(state: number | undefined): ReservationState | undefined {
+  if (state === undefined) return undefined;
+  const name = fromMessageField(RESERVATION_FIELDS.state, state) as ReservationState | null;
+  if (name === null) throw RpcError.invalidArgument([{ field: 'state', description: notInEnum(RESERVATION_STATES) }]);
+  return name;
+}
+
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
 
 /**
- * The most barcodes one page of a reservation list carries (each reservation counted at its
+ * The most barcodes one page of a reservation or order list carries (each counted at its
  * most): about 170 KB of generated codes, 660 KB of the longest predefined ones, far below
  * the 4 MiB a gRPC message may have (docs/stock-moves.md "Bounded messages").
  */
-const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
+export const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
 
 /** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
 const BARCODE_ATTEMPTS = 3;
@@ -140,9 +148,7 @@ export class ReservationService {
 
   async list(caller: AuthenticatedCaller, request: ListReservationsRequest): Promise<ListReservationsResponse> {
     const ticket = await this.findTicket(caller, request.ticket_id);
-    // Unset: every state; a number the enum lacks (UNSPECIFIED among them) is refused.
-    const state = request.state === undefined ? undefined : (fromMessageField(RESERVATION_FIELDS.state, request.state) as ReservationState | null);
-    if (state === null) throw RpcError.invalidArgument([{ field: 'state', description: notInEnum(RESERVATION_STATES) }]);
+    const state = stateFilter(request.state);
     const size = pageSize(request.page_size);
     const listKey = reservationListKey(ticket.guid, state ?? '');
     const after = decodePageToken(request.page_token, listKey);

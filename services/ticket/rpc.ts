@@ -12,6 +12,7 @@ import type {
   ConfirmOrderRequest,
   CreateOrderRequest,
   GetOrderRequest,
+  ListOrdersRequest,
   MarkOrderPendingRequest,
   OrderServiceServer,
   ReleaseOrderRequest,
@@ -133,6 +134,7 @@ export function orderRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ord
   return {
     createOrder: handler('CreateOrder', (caller, req: CreateOrderRequest) => orders.create(caller, req)),
     getOrder: handler('GetOrder', (caller, req: GetOrderRequest) => orders.get(caller, req.guid)),
+    listOrders: handler('ListOrders', (caller, req: ListOrdersRequest) => orders.list(caller, req)),
     markOrderPending: handler('MarkOrderPending', (caller, req: MarkOrderPendingRequest) => orders.markPending(caller, req)),
     confirmOrder: handler('ConfirmOrder', (caller, req: ConfirmOrderRequest) => orders.confirm(caller, req)),
     releaseOrder: handler('ReleaseOrder', (caller, req: ReleaseOrderRequest) => orders.release(caller, req)),

@@ -293,6 +293,29 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('describes an order and its refusals, and takes the order bodies\' examples with the example ticket replaced by a real one', async () => {
+    const auth = bearer(account.accessToken);
+    const post = (path: string, json: unknown) => request(`${stack.baseUrl}${path}`, { method: 'POST', headers: auth, json });
+    const example = (name: string) => structuredClone(document.components.requestBodies[name].content['application/json'].example);
+    const event = await post('/event', { name: 'Orders' });
+    const ticket = await post(`/event/${event.body.guid}/ticket`, { name: 'A', vat_percentage: 21, available_stock: 10, available_in_cashr: true });
+    const body = example('OrderCreate');
+    body.lines[0].ticket_id = ticket.body.guid;
+    const created = await post(`/event/${event.body.guid}/orders`, body);
+    expect(created.status, created.text).toBe(201);
+    expect(validate('Order', created.body)).toEqual([]);
+    const confirmBody = example('OrderConfirm');
+    confirmBody.lines[0].ticket_id = ticket.body.guid;
+    const confirmed = await post(`/order/${created.body.guid}/confirm`, confirmBody);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.lines[0].barcodes.length).toBeGreaterThan(0);
+    expect(validate('Order', confirmed.body)).toEqual([]);
+    const refused = await post(`/event/${event.body.guid}/orders`, { lines: [{ ticket_id: ticket.body.guid, amount: 10 }] });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.ticket_id).toBe(ticket.body.guid);
+    expect(validate('Problem', refused.body)).toEqual([]);
+  });
+
   it('opens with "start here", its steps linking to operations of the page and its other links to what the gateway serves', async () => {
     const description: string = document.info.description;
     expect(description).toMatch(/^\*\*Start here\*\*/);

@@ -5,7 +5,8 @@
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
 import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
-import { grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { auth, grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { request, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 
 export function orderClient(stack: TestStack): OrderServiceClient {
@@ -53,4 +54,22 @@ export async function startOrderSuite(): Promise<OrderSuite> {
       await suite.stop();
     },
   };
+}
+
+// --- REST -----------------------------------------------------------------------------
+
+/** The keys of the order object and of each line (PRODUCT.md 12 "Order object"), in order. */
+export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at'];
+export const LINE_KEYS = ['ticket_id', 'amount', 'barcodes'];
+
+export function createOrderRest(who: Seller, eventGuid: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/event/${eventGuid}/orders`, { method: 'POST', headers: auth(who, headers), json: body });
+}
+
+export function orderMoveRest(who: Seller, orderGuid: string, move: 'pending' | 'confirm' | 'release', body?: unknown): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/order/${orderGuid}/${move}`, { method: 'POST', headers: auth(who), ...(body ? { json: body } : {}) });
+}
+
+export function readOrderRest(who: Seller, orderGuid: string): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/order/${orderGuid}`, { headers: auth(who) });
 }

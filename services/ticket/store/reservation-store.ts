@@ -187,7 +187,19 @@ export class ReservationStore {
 
   /** The lines of an order in the order they were given, with their barcodes. */
   async linesOf(orderGuid: string, db: Knex = this.db): Promise<ReservationRecord[]> {
-    return this.withBarcodes((await db('reservations').where('order_id', orderGuid).orderBy('id')) as Raw[], db);
+    return (await this.linesOfOrders([orderGuid], db)).get(orderGuid) ?? [];
+  }
+
+  /** The lines of several orders in one read, by order guid, each in the order given. */
+  async linesOfOrders(orderGuids: readonly string[], db: Knex = this.db): Promise<Map<string, ReservationRecord[]>> {
+    const byOrder = new Map<string, ReservationRecord[]>();
+    if (!orderGuids.length) return byOrder;
+    const rows = (await db('reservations').whereIn('order_id', [...orderGuids]).orderBy('id')) as Raw[];
+    for (const [i, line] of (await this.withBarcodes(rows, db)).entries()) {
+      const order = rows[i]!.order_id as string;
+      byOrder.set(order, [...(byOrder.get(order) ?? []), line]);
+    }
+    return byOrder;
   }
 
   /** One reservation with its barcodes; `trx` to read it inside a move. */

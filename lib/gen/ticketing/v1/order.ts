@@ -123,6 +123,24 @@ export interface GetOrderRequest {
   guid: string;
 }
 
+export interface ListOrdersRequest {
+  /** GUID of the event. */
+  event_id: string;
+  /**
+   * 1..1000; 0 = the default of 100. A page also stops before its orders carry more than
+   * 10,000 barcodes in all (always at least one order).
+   */
+  page_size: number;
+  page_token: string;
+  /** Only orders in this state; unset = all (UNSPECIFIED is refused). */
+  state?: ReservationState | undefined;
+}
+
+export interface ListOrdersResponse {
+  orders: Order[];
+  next_page_token: string;
+}
+
 export interface MarkOrderPendingRequest {
   guid: string;
   /** 1..3600; unset = 1800. */
@@ -953,6 +971,224 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
   },
 };
 
+function createBaseListOrdersRequest(): ListOrdersRequest {
+  return { event_id: "", page_size: 0, page_token: "", state: undefined };
+}
+
+export const ListOrdersRequest: MessageFns<ListOrdersRequest> = {
+  encode(message: ListOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event_id !== "") {
+      writer.uint32(10).string(message.event_id);
+    }
+    if (message.page_size !== 0) {
+      writer.uint32(16).int32(message.page_size);
+    }
+    if (message.page_token !== "") {
+      writer.uint32(26).string(message.page_token);
+    }
+    if (message.state !== undefined) {
+      writer.uint32(32).int32(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page_size = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page_token = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersRequest {
+    return {
+      event_id: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      page_size: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      page_token: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      state: isSet(object.state) ? reservationStateFromJSON(object.state) : undefined,
+    };
+  },
+
+  toJSON(message: ListOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.event_id !== "") {
+      obj.eventId = message.event_id;
+    }
+    if (message.page_size !== 0) {
+      obj.pageSize = Math.round(message.page_size);
+    }
+    if (message.page_token !== "") {
+      obj.pageToken = message.page_token;
+    }
+    if (message.state !== undefined) {
+      obj.state = reservationStateToJSON(message.state);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(base?: I): ListOrdersRequest {
+    return ListOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(object: I): ListOrdersRequest {
+    const message = createBaseListOrdersRequest();
+    message.event_id = object.event_id ?? "";
+    message.page_size = object.page_size ?? 0;
+    message.page_token = object.page_token ?? "";
+    message.state = object.state ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOrdersResponse(): ListOrdersResponse {
+  return { orders: [], next_page_token: "" };
+}
+
+export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
+  encode(message: ListOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      Order.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.next_page_token !== "") {
+      writer.uint32(18).string(message.next_page_token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.next_page_token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => Order.fromJSON(e)) : [],
+      next_page_token: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => Order.toJSON(e));
+    }
+    if (message.next_page_token !== "") {
+      obj.nextPageToken = message.next_page_token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(base?: I): ListOrdersResponse {
+    return ListOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(object: I): ListOrdersResponse {
+    const message = createBaseListOrdersResponse();
+    message.orders = object.orders?.map((e) => Order.fromPartial(e)) || [];
+    message.next_page_token = object.next_page_token ?? "";
+    return message;
+  },
+};
+
 function createBaseMarkOrderPendingRequest(): MarkOrderPendingRequest {
   return { guid: "", ttl_seconds: undefined };
 }
@@ -1311,6 +1547,16 @@ export const OrderServiceService = {
     responseSerialize: (value: Order): Buffer => Buffer.from(Order.encode(value).finish()),
     responseDeserialize: (value: Buffer): Order => Order.decode(value),
   },
+  /** The orders of an event in creation order, page by page (AIP-158). */
+  listOrders: {
+    path: "/ticketing.v1.OrderService/ListOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrdersRequest): Buffer => Buffer.from(ListOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrdersRequest => ListOrdersRequest.decode(value),
+    responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
+  },
   /** reserved -> pending for all lines. */
   markOrderPending: {
     path: "/ticketing.v1.OrderService/MarkOrderPending" as const,
@@ -1348,6 +1594,8 @@ export interface OrderServiceServer extends UntypedServiceImplementation {
   /** Takes the stock of every line in one step, or nothing. */
   createOrder: handleUnaryCall<CreateOrderRequest, Order>;
   getOrder: handleUnaryCall<GetOrderRequest, Order>;
+  /** The orders of an event in creation order, page by page (AIP-158). */
+  listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
   /** reserved -> pending for all lines. */
   markOrderPending: handleUnaryCall<MarkOrderPendingRequest, Order>;
   /** reserved or pending -> confirmed for all lines; each line's barcodes are issued. */
@@ -1384,6 +1632,22 @@ export interface OrderServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  /** The orders of an event in creation order, page by page (AIP-158). */
+  listOrders(
+    request: ListOrdersRequest,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
   ): ClientUnaryCall;
   /** reserved -> pending for all lines. */
   markOrderPending(

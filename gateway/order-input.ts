@@ -1,0 +1,38 @@
+import type { Request, Response } from 'express';
+import type { Resource } from '../lib/fields/kinds.js';
+import { ORDER_BODIES } from '../lib/fields/order.js';
+import type { FieldViolation } from '../lib/grpc/errors.js';
+import type { BodyKind } from './body.js';
+import { resourceInput, sendInvalidFields } from './body-input.js';
+
+type LineFields = Record<string, unknown>;
+
+/** The `lines` of a body, each by its line table, its violations named `lines[i].field`. */
+function linesInput(line: Resource, raw: unknown, kind: BodyKind, violations: FieldViolation[]): LineFields[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || raw.some((item) => typeof item !== 'object' || item === null || Array.isArray(item))) {
+    violations.push({ field: 'lines', description: 'must be an array of objects (send the body as JSON)' });
+    return [];
+  }
+  return raw.map((item: Record<string, unknown>, i) => {
+    const input = resourceInput(line, item, kind, 'refuse');
+    violations.push(...input.violations.map((v) => ({ ...v, field: `lines[${i}].${v.field}` })));
+    return input.fields;
+  });
+}
+
+/**
+ * An order body (creation or confirm) as its request fields: the body's own fields by their
+ * table, `lines` by the line table. Type errors are answered here with one 422 (undefined).
+ */
+export function orderBody(req: Request, res: Response, which: keyof typeof ORDER_BODIES): { fields: Record<string, unknown>; lines: LineFields[] } | undefined {
+  const tables = ORDER_BODIES[which];
+  const { lines: rawLines, ...own } = req.body as Record<string, unknown>;
+  const kind = res.locals.bodyKind as BodyKind;
+  const input = resourceInput(tables.own, own, kind, 'refuse');
+  const violations = [...input.violations];
+  const lines = linesInput(tables.line, rawLines, kind, violations);
+  if (!violations.length) return { fields: input.fields, lines };
+  sendInvalidFields(res, violations);
+  return undefined;
+}

@@ -1,0 +1,78 @@
+import { Router, type Request, type Response } from 'express';
+import { MOVE_BODIES } from '../../lib/fields/reservation.js';
+import type { ConfirmLine, NewOrderLine } from '../../lib/gen/ticketing/v1/order.js';
+import { writePages } from '../array-json.js';
+import { orderBackend } from '../backends.js';
+import type { BodyKind } from '../body.js';
+import { resourceInput, sendInvalidFields } from '../body-input.js';
+import type { BackendClients } from '../clients.js';
+import { orderBody } from '../order-input.js';
+import { orderJson } from '../order-json.js';
+import type { Caller } from '../request-context.js';
+import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
+import { listRoute, param } from '../resource-routes.js';
+import { stateFilter } from '../state-filter.js';
+
+/** The body of pending (ttl_seconds) or release (none), as a reservation's; 422 (undefined) on type errors. */
+function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { ttl_seconds?: number } | undefined {
+  const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
+  if (!input.violations.length) return input.fields;
+  sendInvalidFields(res, input.violations);
+  return undefined;
+}
+
+/** REST face of OrderService (PRODUCT.md 12, docs/orders.md). */
+export function orderRoutes(clients: BackendClients, call: Caller): Router {
+  const router = Router();
+  const backend = orderBackend(clients.orders, call);
+
+  router.post('/event/:guid/orders', async (req, res) => {
+    const requestId = idempotencyKey(req, res);
+    if (requestId === undefined) return;
+    const body = orderBody(req, res, 'create');
+    if (!body) return;
+    const lines = body.lines.map((line) => ({ ticket_id: '', amount: 0, ...line }) as NewOrderLine);
+    const order = await backend.create(req, { ...body.fields, lines, event_id: param(req, 'guid'), request_id: requestId });
+    res.status(201).location(`/order/${order.guid}`).json(orderJson(order));
+  });
+  const page = async (req: Request, limit: number, cursor: string) => {
+    const { orders, next_page_token } = await backend.list(req, { event_id: param(req, 'guid'), state: stateFilter(req), page_size: limit, page_token: cursor });
+    return { items: orders, next: next_page_token };
+  };
+  const whole = async (req: Request, res: Response) => {
+    const first = await page(req, MAX_LIMIT, '');
+    await writePages(res, first, (current) => current.items.map(orderJson), (current) => (current.next ? page(req, MAX_LIMIT, current.next) : undefined));
+  };
+  listRoute(router, '/event/:guid/orders', { page, whole, toJson: orderJson, filters: ['state'] });
+  router.all('/event/:guid/orders', methodNotAllowed(['GET', 'HEAD', 'POST']));
+
+  router.get('/order/:guid', async (req, res) => {
+    res.json(orderJson(await backend.get(req, { guid: param(req, 'guid') })));
+  });
+  router.all('/order/:guid', methodNotAllowed(['GET', 'HEAD']));
+
+  const moves = {
+    pending: async (req: Request, res: Response) => {
+      const body = moveBody(req, res, 'pending');
+      return body && backend.pending(req, { ...body, guid: param(req, 'guid') });
+    },
+    confirm: async (req: Request, res: Response) => {
+      const body = orderBody(req, res, 'confirm');
+      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], ...line }) as ConfirmLine);
+      return lines && backend.confirm(req, { guid: param(req, 'guid'), lines });
+    },
+    release: async (req: Request, res: Response) => {
+      const body = moveBody(req, res, 'release');
+      return body && backend.release(req, { guid: param(req, 'guid') });
+    },
+  };
+  for (const [move, run] of Object.entries(moves)) {
+    router.post(`/order/:guid/${move}`, async (req, res) => {
+      const order = await run(req, res);
+      if (order) res.json(orderJson(order));
+    });
+    router.all(`/order/:guid/${move}`, methodNotAllowed(['POST']));
+  }
+
+  return router;
+}
