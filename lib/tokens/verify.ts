@@ -15,10 +15,15 @@ export interface TokenAudience {
   audience: string;
 }
 
-/** The `kid` of a token's header, without checking anything else; undefined when it has none. */
+/** The `kid` of a token's header, without checking anything else; undefined when it has none or is no JWT at all. */
 export function tokenKeyId(token: string): string | undefined {
-  const decoded = jwt.decode(token, { complete: true });
-  const kid = decoded?.header.kid;
+  let kid: unknown;
+  try {
+    // jws parses the payload of a `typ: JWT` header without a guard: an altered payload throws.
+    kid = jwt.decode(token, { complete: true })?.header.kid;
+  } catch {
+    return undefined;
+  }
   return typeof kid === 'string' && kid ? kid : undefined;
 }
 

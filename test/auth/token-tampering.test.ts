@@ -42,6 +42,14 @@ describe('access tokens that must be refused', () => {
     await expectRefused(`${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`);
   });
 
+  it('refuses a token whose payload is no longer JSON, at the auth service and at the ticket service (found by the fuzz: a 500)', async () => {
+    const [header, payload, signature] = account.accessToken.split('.');
+    const garbled = `${header}.0${payload}.${signature}`;
+    await expectRefused(garbled);
+    const ticketRead = await request(`${stack.baseUrl}/ticket/00000000-0000-1000-8000-000000000000`, { headers: { ...bearer(garbled), 'If-Match': '*' } });
+    expect(ticketRead.status).toBe(401);
+  });
+
   it('refuses a token with a broken signature', async () => {
     const flipped = account.accessToken.slice(0, -2) + (account.accessToken.endsWith('AA') ? 'BB' : 'AA');
     await expectRefused(flipped);
