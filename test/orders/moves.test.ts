@@ -93,6 +93,19 @@ describe('the moves of an order, all lines at once', { timeout: 60_000 }, () => 
     expect(readErrorDetails(err).reason).toBe('reservation_expired');
   });
 
+  it('expiry settled through one ticket expires the order whole: its line on the other ticket too, in the database', async () => {
+    const { event, a, b } = await twoTickets();
+    const order = await orders.create(event, [{ ticket_id: a, amount: 2 }, { ticket_id: b, amount: 1 }], { ttl_seconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, order.expires_at!.getTime() - Date.now()) + 1000));
+    // A read of ticket a settles a's due lines only; nothing has read b since.
+    expect(await readTicket(who, a)).toMatchObject({ reserved_count: 0 });
+    const states = (await db('reservations').where('order_id', order.guid).select('ticket_id', 'state')) as Array<{ ticket_id: string; state: string }>;
+    expect(states.map((line) => line.state)).toEqual(['expired', 'expired']);
+    const counters = (await db('tickets').where('guid', b).first('reserved_count', 'pending_count')) as { reserved_count: number; pending_count: number };
+    expect({ reserved: Number(counters.reserved_count), pending: Number(counters.pending_count) }).toEqual({ reserved: 0, pending: 0 });
+    expect(await expectInvariant(who, db, b)).toEqual({ sold: 0, reserved: 0, pending: 0 });
+  });
+
   it('another company\'s order is NOT_FOUND naming ticketing.v1.Order', async () => {
     const { event, a } = await twoTickets();
     const order = await orders.create(event, [{ ticket_id: a, amount: 1 }]);

@@ -126,13 +126,35 @@ export class ReservationStore {
     const due = (await this.dueOf(trx, ticket.guid, now).select()) as Raw[];
     if (due.length === 0) return 0;
     const to = MOVES.expire.to;
+    const expiring = [...due, ...(await this.otherLinesOfOrders(trx, due, ticket.guid))];
     await trx('reservations')
-      .whereIn('id', due.map((row) => Number(row.id)))
+      .whereIn('id', expiring.map((row) => Number(row.id)))
       .update(reservationRow({ state: to, updated_at: now }));
-    await this.moveCounters(trx, ticket, sumDeltas(due.map((row) => counterDelta(row.state as ReservationState, to, Number(row.amount)))));
-    const expired = due.map((row) => ({ ...toReservation(row), state: to, updated_at: now }));
+    const freed = (rows: Raw[]) => sumDeltas(rows.map((row) => counterDelta(row.state as ReservationState, to, Number(row.amount))));
+    await this.moveCounters(trx, ticket, freed(due));
+    const elsewhere = new Map<string, Raw[]>();
+    for (const row of expiring.slice(due.length)) elsewhere.set(row.ticket_id as string, [...(elsewhere.get(row.ticket_id as string) ?? []), row]);
+    for (const [ticketGuid, rows] of elsewhere) await trx('tickets').where('guid', ticketGuid).update(counterUpdate(trx, freed(rows)));
+    const expired = expiring.map((row) => ({ ...toReservation(row), state: to, updated_at: now }));
     await recordChanges(trx, expired.map((reservation) => reservationChange(reservation, 'expire')));
-    return due.length;
+    return expiring.length;
+  }
+
+  /**
+   * The live lines on other tickets of the orders that `due` lines belong to: an order expires
+   * whole (PRODUCT.md 12), so they expire with them, in the same transaction. (Its lines share
+   * one expires_at, so they are due too; this only keeps a reader of the database from ever
+   * seeing part of an order expired.) Their tickets' rows are locked by the counter update,
+   * after this ticket's: a MySQL deadlock with a move on them is retried (store/deadlocks.ts).
+   */
+  private async otherLinesOfOrders(trx: Knex, due: readonly Raw[], ticketGuid: string): Promise<Raw[]> {
+    const orderIds = [...new Set(due.map((row) => row.order_id).filter((id): id is string => typeof id === 'string'))];
+    if (orderIds.length === 0) return [];
+    return (await trx('reservations')
+      .whereIn('order_id', orderIds)
+      .whereNot('ticket_id', ticketGuid)
+      .whereIn('state', [...LIVE_STATES])
+      .select()) as Raw[];
   }
 
   private dueOf(db: Knex, ticketGuid: string, now: Date) {
