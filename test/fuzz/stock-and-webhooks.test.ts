@@ -10,7 +10,7 @@ import { expectInvariant, ticketDatabase } from '../stock/helpers.js';
 import { expectNoInternals } from '../tickets/helpers.js';
 
 /**
- * Property-based fuzzing of the stock-move and webhook routes (issue 18 item 4): any body, any
+ * Property-based fuzzing of the stock-move, order and webhook routes (issue 18 item 4): any body, any
  * header, any path segment gives a 2xx, 4xx or 503, never another 5xx; every answer is valid
  * against /openapi.json with no internals in it; and after every request the counters of every
  * ticket equal the sums of its live reservations (in the database), another company's ticket
@@ -30,7 +30,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 /** Bounds each property under a loaded machine; runs done by then count, the rest are skipped. */
 const TIME_LIMIT_MS = 30_000;
 
-type Kind = 'ticket' | 'reservation' | 'event' | 'webhook';
+type Kind = 'ticket' | 'reservation' | 'event' | 'webhook' | 'order';
 type Fields = Record<string, fc.Arbitrary<unknown>>;
 
 interface Route {
@@ -54,6 +54,9 @@ const webhookFields: Fields = {
   description: fc.option(fc.string({ maxLength: 60 }), { nil: null }),
   enabled: fc.boolean(),
 };
+/** `{ticket}` in a body is one of the fuzzer's tickets when sent (concrete()); most lines name one. */
+const orderLine = fc.record({ ticket_id: fc.oneof({ weight: 8, arbitrary: fc.constant('{ticket}') }, { weight: 1, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }), amount: fc.integer({ min: -1, max: 12 }) }, { requiredKeys: [] });
+const orderLines = fc.array(orderLine, { maxLength: 4 });
 const barcode = fc.oneof(fc.stringMatching(/^[A-Z0-9-]{4,12}$/), fc.string({ maxLength: 70 }), fc.constantFrom('ABCD ', ' ABCD', ''));
 
 /** Every route fuzzed here; adding one is one line. */
@@ -66,6 +69,12 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/reservation/{reservation}/confirm', body: { barcodes: fc.array(barcode, { maxLength: 5 }) } },
   { method: 'POST', path: '/reservation/{reservation}/release' },
   { method: 'POST', path: '/event/{event}/scans', body: { barcode } },
+  { method: 'POST', path: '/event/{event}/orders', body: { lines: orderLines, ttl_seconds: fc.integer({ min: 0, max: 4000 }), channel: fc.constantFrom('online', 'box_office', 'web') }, weight: 3 },
+  { method: 'GET', path: '/event/{event}/orders' },
+  { method: 'GET', path: '/order/{order}' },
+  { method: 'POST', path: '/order/{order}/pending', body: { ttl_seconds: fc.integer({ min: -1, max: 4000 }) } },
+  { method: 'POST', path: '/order/{order}/confirm', body: { lines: fc.array(fc.record({ ticket_id: fc.constant('{ticket}'), barcodes: fc.array(barcode, { maxLength: 3 }) }), { maxLength: 2 }) } },
+  { method: 'POST', path: '/order/{order}/release' },
   { method: 'POST', path: '/webhooks', body: webhookFields, weight: 3 },
   { method: 'GET', path: '/webhooks' },
   { method: 'GET', path: '/webhooks/{webhook}' },
@@ -95,7 +104,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
   let fuzzer: Account;
   let validator: OpenApiValidator;
   /** The fuzzer's ids by kind, growing as its creations succeed; the owner's are never its own. */
-  const own: Record<Kind, string[]> = { ticket: [], reservation: [], event: [], webhook: [] };
+  const own: Record<Kind, string[]> = { ticket: [], reservation: [], event: [], webhook: [], order: [] };
   const others: string[] = [];
   let ownerTicket: string;
   let ownerBefore: unknown;
@@ -121,6 +130,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
       own.ticket.push(await post(fuzzer, `/event/${event}/ticket`, fields));
     }
     own.reservation.push(await post(fuzzer, `/ticket/${own.ticket[0]}/reservations`, { amount: 2 }));
+    own.order.push(await post(fuzzer, `/event/${event}/orders`, { lines: [{ ticket_id: own.ticket[0], amount: 1 }, { ticket_id: own.ticket[1], amount: 1 }] }));
     own.webhook.push(await post(fuzzer, '/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['*'] }));
     const ownerEvent = await post(owner, '/event', { name: 'owner event' });
     ownerTicket = await post(owner, `/event/${ownerEvent}/ticket`, { name: 'owner ticket', vat_percentage: 21, available_stock: 10 });
@@ -207,7 +217,10 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
       const pool = s.pool === 'own' ? own[kind] : [...Object.values(own).flat(), ...others];
       return pool[s.index % pool.length]!;
     });
-    const body = drawn.body;
+    // A body's `{ticket}` (an order line's) names one of the fuzzer's tickets, picked by the path's first segment.
+    const first = drawn.segments[0]!;
+    const lineTicket = own.ticket['index' in first ? first.index % own.ticket.length : 0]!;
+    const body = drawn.body && { ...drawn.body, data: drawn.body.data.split('{ticket}').join(lineTicket) };
     return {
       method: drawn.method,
       path: path + drawn.query,
@@ -236,6 +249,11 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
         pending: sum(guid, 'pending'),
       });
     }
+    // No order holds part of its lines (PRODUCT.md 12).
+    const lines = (await db('reservations').whereNotNull('order_id').select('order_id', 'state')) as Array<{ order_id: string; state: string }>;
+    const states = new Map<string, Set<string>>();
+    for (const line of lines) states.set(line.order_id, (states.get(line.order_id) ?? new Set()).add(line.state));
+    for (const [order, set] of states) expect([...set], `the lines of order ${order} after ${shown}`).toHaveLength(1);
   };
 
   const statuses = new Map<number, number>();
@@ -256,6 +274,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
     if (!guid) return;
     if (/^\/ticket\/[^/]+\/reservations/.test(req.path)) own.reservation.push(guid);
     if (/^\/webhooks(\?|$)/.test(req.path)) own.webhook.push(guid);
+    if (/^\/event\/[^/]+\/orders/.test(req.path)) own.order.push(guid);
   };
 
   const run = (routes: Route[]) =>
@@ -269,7 +288,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
       { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
 
-  it('stock moves: reserve, list, read, pending, confirm, release, scan', async () => {
+  it('stock moves and orders: reserve, order, list, read, pending, confirm, release, scan', async () => {
     await run(STOCK_ROUTES);
   }, 90_000);
 
@@ -281,6 +300,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
     const seen = Object.fromEntries(statuses);
     for (const status of [200, 201, 202, 409, 422]) expect(statuses.get(status) ?? 0, `status ${status} in ${JSON.stringify(seen)}`).toBeGreaterThan(0);
     expect(own.reservation.length, 'the fuzzer made reservations of its own').toBeGreaterThan(1);
+    expect(own.order.length, 'the fuzzer made orders of its own').toBeGreaterThan(1);
     for (const ticket of own.ticket) await expectInvariant({ stack, token: fuzzer.accessToken }, db, ticket);
     expect(await readOwnerTicket()).toEqual(ownerBefore);
   });
