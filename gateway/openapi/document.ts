@@ -440,7 +440,7 @@ function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
         tag: 'stock',
         operationId: 'createOrder',
         summary: 'Sell a cart: reserve every line\'s stock, or none (422 or 409 names the line)',
-        description: 'Each line passes the checks of a reservation of its ticket; when one fails nothing is taken: 422 naming lines[i].field, or 409 with its code and ticket_id.',
+        description: 'Each line names a live ticket of this event, each ticket at most once, at most 1,000 units in all, and a ticket sold alone (combines_products false) only on its own; each line passes the checks of a reservation of its ticket. When one fails nothing is taken: 422 naming lines[i].field, or 409 with its code and ticket_id.',
         body: 'OrderCreate',
         ok: { status: 201, schema: 'Order', headers: ['Location'] },
         errors: MOVE_ERRORS,
