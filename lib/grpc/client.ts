@@ -29,7 +29,12 @@ export const CLIENT_OPTIONS = {
   'grpc.max_reconnect_backoff_ms': 2000,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 5000,
-  'grpc.enable_retries': 0,
+  // grpc-js's transparent retry, and no retry policy: a call is resent only when the server's
+  // application never saw it, so writes are as safe as reads. A replica shutting down sends
+  // GOAWAY; the calls the client had already sent on that connection past the GOAWAY's last
+  // stream are refused (UNAVAILABLE "Stream refused by server") and go once to another replica.
+  // Without it a rolling upgrade lost such calls as 503s (test/ops/grpc-replica-shutdown.test.ts).
+  'grpc.enable_retries': 1,
   // A replica added under a DNS name gets calls within 30 s (lib/grpc/dns-refresh.ts). The
   // service config is ours (above), so no DNS TXT lookup is needed to find one.
   [DNS_REFRESH_OPTION]: 30_000,
