@@ -72,6 +72,16 @@ describe('the moves of an order, all lines at once', { timeout: 60_000 }, () => 
     expect(await expectInvariant(who, db, a)).toEqual({ sold: 0, reserved: 1, pending: 0 });
   });
 
+  it('barcode_taken names the line that sent the taken code (ticket_id in ErrorInfo), beside a line of generated codes', async () => {
+    const { event, a, b } = await twoTickets({ barcode_type: 'predefined' });
+    await orders.confirm((await orders.create(event, [{ ticket_id: b, amount: 1 }])).guid, [{ ticket_id: b, barcodes: ['TAKEN-2'] }]);
+    const order = await orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
+    const err = await grpcFailure(orders.confirm(order.guid, [{ ticket_id: b, barcodes: ['TAKEN-2'] }]));
+    expect(err.code).toBe(status.ALREADY_EXISTS);
+    expect(readErrorDetails(err)).toMatchObject({ reason: 'barcode_taken', reasonMetadata: { ticket_id: b } });
+    expect((await orders.get(order.guid)).state).toBe(ReservationState.RESERVATION_STATE_RESERVED);
+  });
+
   it('release gives every line\'s stock back', async () => {
     const { event, a, b } = await twoTickets();
     const order = await orders.create(event, [{ ticket_id: a, amount: 3 }, { ticket_id: b, amount: 4 }]);

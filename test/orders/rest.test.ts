@@ -147,6 +147,18 @@ describe('orders over REST', { timeout: 60_000 }, () => {
     expect(res.body.ticket_id).toBe(child);
   });
 
+  it('409 barcode_taken names the line that sent the taken predefined code; nothing of the confirmation is kept', async () => {
+    const { event, adult, child } = await cart({ barcode_type: 'predefined' });
+    const first = (await createOrderRest(who, event, { lines: [{ ticket_id: child, amount: 1 }] })).body;
+    expect((await orderMoveRest(who, first.guid, 'confirm', { lines: [{ ticket_id: child, barcodes: ['GATE-TAKEN'] }] })).status).toBe(200);
+    const order = (await createOrderRest(who, event, { lines: [{ ticket_id: adult, amount: 1 }, { ticket_id: child, amount: 1 }] })).body;
+    const res = await orderMoveRest(who, order.guid, 'confirm', { lines: [{ ticket_id: child, barcodes: ['GATE-TAKEN'] }] });
+    expectConflict(res, 'barcode_taken');
+    expect(res.body.ticket_id).toBe(child);
+    expect((await readOrderRest(who, order.guid)).body.state).toBe('reserved');
+    expect(await expectInvariant(who, db, adult)).toEqual({ sold: 0, reserved: 1, pending: 0 });
+  });
+
   it('Idempotency-Key: a retry returns the first order and takes stock once; another body with the key is 422', async () => {
     const { event, adult } = await cart();
     const key = { 'Idempotency-Key': `order-${Date.now()}-${Math.random()}` };
