@@ -22,7 +22,7 @@ import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../lib/stock-moves.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
-import { insertConfirmedBarcodes } from './confirmed-barcodes.js';
+import { refusingTakenCodes } from './taken-codes.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
@@ -221,7 +221,7 @@ export class ReservationService {
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
           const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-          await insertConfirmedBarcodes(this.store, trx, current, barcodes, ticket.barcode_type === 'predefined', now);
+          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.store.insertBarcodes(trx, current, barcodes, now));
         },
       }),
     );
