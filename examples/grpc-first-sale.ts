@@ -8,10 +8,11 @@
  * It exits 1 after printing a refusal, with what a shop needs to decide what to do next.
  */
 import { randomUUID } from 'node:crypto';
-import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { ReservationServiceClient, ReservationState } from '../lib/gen/ticketing/v1/reservation.js';
 import { callUnary } from '../lib/grpc/client.js';
-import { isServiceError, readErrorDetails } from '../lib/grpc/errors.js';
+import { isServiceError } from '../lib/grpc/errors.js';
+import { refusal } from './grpc-refusal.js';
 
 const { TOKEN, EVENT, TICKET, TICKET_GRPC_ADDRESS = 'localhost:50051' } = process.env;
 if (!TOKEN || !EVENT || !TICKET) {
@@ -37,27 +38,4 @@ try {
   process.exitCode = 1;
 } finally {
   shop.close();
-}
-
-/** What went wrong, in words a shop can act on, with the standard google.rpc details of the error. */
-function refusal(err: ServiceError): string {
-  const details = readErrorDetails(err);
-  const what = `${status[err.code]}: ${details.message ?? err.details}`;
-  switch (err.code) {
-    case status.INVALID_ARGUMENT: // a bad request: fix the fields named (google.rpc.BadRequest)
-      return [what, ...(details.fieldViolations ?? []).map((v) => `  ${v.field}: ${v.description}`)].join('\n');
-    case status.NOT_FOUND: // the ticket, reservation or barcode does not exist for this token (google.rpc.ResourceInfo)
-      return `${what} (${details.resource?.type ?? 'resource'} ${details.resource?.name ?? ''})`;
-    case status.FAILED_PRECONDITION: // insufficient_stock, not_on_sale, invalid_transition, reservation_expired
-    case status.ALREADY_EXISTS: // barcode_taken, already_scanned (with the first scan's time)
-      return `${what} (reason ${details.reason}${details.reasonMetadata && Object.keys(details.reasonMetadata).length ? ` ${JSON.stringify(details.reasonMetadata)}` : ''})`;
-    case status.UNAUTHENTICATED: // expired or revoked token: get a new one (refresh_token grant)
-      return `${what} (reason ${details.reason}): get a new token`;
-    case status.UNAVAILABLE: // a dependency is down: retry later with the same request_id
-    case status.DEADLINE_EXCEEDED:
-    case status.RESOURCE_EXHAUSTED:
-      return `${what}: retry${details.retryAfterSeconds ? ` in ${details.retryAfterSeconds} s` : ' later'} with the same request_id`;
-    default:
-      return what;
-  }
 }

@@ -5,7 +5,7 @@ import type { BodyKind } from './body.js';
 import { fieldDef, type Resource } from '../lib/fields/kinds.js';
 import { toMessageFields } from '../lib/fields/messages.js';
 import { coerce, type InputValue } from './field-input.js';
-import { sendProblem } from './problem.js';
+import { sendInvalidFields } from './problem.js';
 
 export interface ResourceInput {
   /** The partial message (null values unset), for the message type's fromPartial. */
@@ -68,9 +68,4 @@ export async function callWithTypeErrors<Res>(
   const reported = new Set(typeViolations.map((v) => v.field));
   sendInvalidFields(res, [...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))]);
   return undefined;
-}
-
-/** The 422 listing every invalid field. */
-export function sendInvalidFields(res: Response, errors: FieldViolation[]): void {
-  sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors });
 }

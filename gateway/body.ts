@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
-import { sendProblem, type Problem } from './problem.js';
+import { invalidFieldsProblem, sendProblem, type Problem } from './problem.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM = 'application/x-www-form-urlencoded';
@@ -63,11 +63,10 @@ export function parseBody(limitBytes: number, respond: (res: Response, problem: 
  * `curl -d '{"name":"x"}'` without a Content-Type sends a URL-encoded form whose only key is
  * the JSON text (or its pieces, when the JSON holds `=` or `&`). Answered as such, rather than as a field named after the whole JSON string.
  */
-const JSON_AS_FORM: Problem = {
-  status: 422,
-  detail: 'The body is JSON text sent as a form (application/x-www-form-urlencoded); send it with Content-Type: application/json (curl: -H \'content-type: application/json\').',
-  errors: [{ field: 'Content-Type', description: 'must be application/json for a JSON body' }],
-};
+const JSON_AS_FORM = invalidFieldsProblem(
+  [{ field: 'Content-Type', description: 'must be application/json for a JSON body' }],
+  'The body is JSON text sent as a form (application/x-www-form-urlencoded); send it with Content-Type: application/json (curl: -H \'content-type: application/json\').',
+);
 
 /** The form's first key opens a JSON object or array (no field name does; a `=` or `&` in the JSON splits it into more keys). */
 const isJsonSentAsForm = (body: Record<string, unknown>): boolean => /^\s*[{[]/.test(Object.keys(body)[0] ?? '');

@@ -3,7 +3,8 @@ import type { Resource } from '../lib/fields/kinds.js';
 import { ORDER_BODIES } from '../lib/fields/order.js';
 import type { FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
-import { resourceInput, sendInvalidFields } from './body-input.js';
+import { resourceInput } from './body-input.js';
+import { sendInvalidFields } from './problem.js';
 
 type LineFields = Record<string, unknown>;
 

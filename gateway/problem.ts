@@ -2,7 +2,7 @@ import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
-import { readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { INVALID_FIELDS_MESSAGE, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import { INTEGER_MEMBERS, isStockConflictCode } from '../lib/stock-conflicts.js';
 import { noteRefusal } from './request-log.js';
 
@@ -35,6 +35,19 @@ export function sendProblem(res: Response, problem: Problem): void {
   noteRefusal(res, problemReason(problem));
   res.status(problem.status).type('application/problem+json');
   res.send(problemJson(problem));
+}
+
+/** The detail of a 422 naming query parameters rather than body fields. */
+export const INVALID_QUERY_MESSAGE = 'The request has invalid query parameters.';
+
+/** The 422: every invalid field (or query parameter) in `errors`, and what the request did wrong in `detail`. */
+export function invalidFieldsProblem(errors: FieldViolation[], detail: string = INVALID_FIELDS_MESSAGE): Problem {
+  return { status: 422, detail, errors };
+}
+
+/** Sends the 422 listing every invalid field. */
+export function sendInvalidFields(res: Response, errors: FieldViolation[], detail?: string): void {
+  sendProblem(res, invalidFieldsProblem(errors, detail));
 }
 
 /** A problem in one line for the log: `insufficient_stock: Not enough stock…`, or the detail and each field's error. */
@@ -118,10 +131,10 @@ export function problemFromGrpc(err: ServiceError): Problem {
   if (tooLarge) detail = 'The answer was too large to pass through the gateway; read it page by page.';
   if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
+  if (status === 422) return invalidFieldsProblem(details.fieldViolations!, detail);
   return {
     status,
     detail,
-    errors: status === 422 ? details.fieldViolations : undefined,
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
     authError: authErrorFor(status, details.reason),
     members: stockConflict ? { ...conflictMembers(details.reasonMetadata), code: details.reason! } : undefined,

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import type { Request, Response } from 'express';
 import { entityTags, tagsMatch } from '../lib/entity-tags.js';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
-import { sendProblem } from './problem.js';
+import { INVALID_QUERY_MESSAGE, sendInvalidFields, sendProblem } from './problem.js';
 
 /** Headers and query parameters of the event and ticket routes, as their gRPC fields. */
 
@@ -50,7 +50,7 @@ export function listQuery(req: Request, res: Response): ListQuery | undefined {
   }
   if (cursor !== undefined && typeof cursor !== 'string') violations.push({ field: 'cursor', description: 'must be sent only once' });
   if (violations.length) {
-    sendProblem(res, { status: 422, detail: 'The request has invalid query parameters.', errors: violations });
+    sendInvalidFields(res, violations, INVALID_QUERY_MESSAGE);
     return undefined;
   }
   return { page: { limit: size, cursor: (cursor as string | undefined) ?? '' } };
@@ -73,7 +73,7 @@ export async function listCall<T>(res: Response, run: () => Promise<T>): Promise
     const details = isServiceError(err) && err.code === status.INVALID_ARGUMENT ? readErrorDetails(err) : {};
     if (!details.fieldViolations?.length) throw err;
     const errors = details.fieldViolations.map((v) => ({ ...v, field: QUERY_NAMES[v.field] ?? v.field }));
-    sendProblem(res, { status: 422, detail: 'The request has invalid query parameters.', errors });
+    sendInvalidFields(res, errors, INVALID_QUERY_MESSAGE);
     return undefined;
   }
 }

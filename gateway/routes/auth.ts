@@ -4,13 +4,12 @@ import { NEW_NAME_FIELDS, SIGN_UP_FIELDS } from '../../lib/fields/user.js';
 import type { IssueTokenRequest, SignUpRequest } from '../../lib/gen/auth/v1/auth.js';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../../lib/grpc/errors.js';
 import { authBackend } from '../backends.js';
-import { sendInvalidFields } from '../body-input.js';
 import type { BodyKind } from '../body.js';
 import { coerce } from '../field-input.js';
 import { methodNotAllowed } from '../request-input.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
-import { problemFromGrpc, type Problem } from '../problem.js';
+import { problemFromGrpc, sendInvalidFields, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
 import { noteRefusal } from '../request-log.js';
 

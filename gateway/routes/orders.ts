@@ -4,7 +4,8 @@ import type { ConfirmLine, NewOrderLine } from '../../lib/gen/ticketing/v1/order
 import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
-import { resourceInput, sendInvalidFields } from '../body-input.js';
+import { resourceInput } from '../body-input.js';
+import { sendInvalidFields } from '../problem.js';
 import type { BackendClients } from '../clients.js';
 import { orderBody } from '../order-input.js';
 import { orderJson } from '../order-json.js';

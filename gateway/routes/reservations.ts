@@ -6,7 +6,7 @@ import { reservationBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
 import { resourceInput, type ResourceInput } from '../body-input.js';
 import type { BackendClients } from '../clients.js';
-import { sendProblem } from '../problem.js';
+import { sendInvalidFields } from '../problem.js';
 import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { resourceJson } from '../resource-json.js';
@@ -19,7 +19,7 @@ const reservationJson = (reservation: Reservation) => resourceJson(RESERVATION_F
 function moveBody(req: Request, res: Response, move: keyof typeof MOVE_BODIES): ResourceInput['fields'] | undefined {
   const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
   if (!input.violations.length) return input.fields;
-  sendProblem(res, { status: 422, detail: 'The request has invalid fields.', errors: input.violations });
+  sendInvalidFields(res, input.violations);
   return undefined;
 }
 

@@ -29,6 +29,8 @@ export interface ErrorDetails {
 }
 
 const DETAILS_KEY = 'grpc-status-details-bin';
+/** What a refusal listing invalid fields says, in the service's INVALID_ARGUMENT and in the gateway's own 422. */
+export const INVALID_FIELDS_MESSAGE = 'The request has invalid fields.';
 /** How much of a malformed id a message repeats. */
 const SHOWN_ID_LENGTH = 40;
 const TYPE_PREFIX = 'type.googleapis.com/';
@@ -47,7 +49,7 @@ export class RpcError extends Error {
     this.name = 'RpcError';
   }
 
-  static invalidArgument(violations: FieldViolation[], message = 'The request has invalid fields.'): RpcError {
+  static invalidArgument(violations: FieldViolation[], message = INVALID_FIELDS_MESSAGE): RpcError {
     return new RpcError(status.INVALID_ARGUMENT, message, { fieldViolations: violations });
   }
   /** `resource`: the full message name and the name (guid) that was asked for, as google.rpc.ResourceInfo. */

@@ -17,6 +17,7 @@ import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { remainingStock } from '../../lib/fields/ticket.js';
 import { counterDelta, MOVES, type MoveName } from '../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from './auth-check.js';
+import { refusingTakenCodes } from './taken-codes.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import { findInCompanies, notFound } from './find-in-companies.js';
@@ -241,7 +242,7 @@ export class OrderService {
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
           const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
-          await this.stock.insertBarcodes(trx, current, barcodes, now);
+          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.stock.insertBarcodes(trx, current, barcodes, now));
         },
       }),
     );

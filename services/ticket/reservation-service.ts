@@ -22,6 +22,7 @@ import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../lib/stock-moves.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
+import { refusingTakenCodes } from './taken-codes.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
@@ -77,7 +78,7 @@ export async function retryingBarcodeCollisions<T>(confirm: (generating: () => v
       });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken', 'A barcode is already in use within this event.');
+      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken');
     }
   }
 }
@@ -220,7 +221,7 @@ export class ReservationService {
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
           const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-          await this.store.insertBarcodes(trx, current, barcodes, now);
+          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.store.insertBarcodes(trx, current, barcodes, now));
         },
       }),
     );

@@ -72,8 +72,16 @@ function services(db: Knex) {
   const reservations = new ReservationService(stock, creations);
   const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
-  return { events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
+  return { creations, events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
 }
+
+/** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep). */
+export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean }) {
+  const shared = services(db);
+  return { ...shared, webhooks: new WebhookService(new WebhookStore(db), shared.creations, options.allowPrivateTargets) };
+}
+
+export type TicketServices = ReturnType<typeof ticketServices>;
 
 /** What a handler gets: the authenticated caller, the request, and whether only to validate (x-validate-only). */
 type Handler<Req, Res> = (caller: AuthenticatedCaller, request: Req, validateOnly: boolean) => Promise<Res>;
@@ -84,8 +92,7 @@ function authenticated(auth: AuthCheck, logger: Logger) {
     unary<Req, Res>(logger, method, async (request, call) => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata)));
 }
 
-export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): TicketServiceServer {
-  const { tickets } = services(db);
+export function ticketRpcHandlers({ tickets }: TicketServices, auth: AuthCheck, logger: Logger): TicketServiceServer {
   const handler = authenticated(auth, logger);
   return {
     getTicket: handler('GetTicket', (caller, req: GetTicketRequest) => tickets.get(caller, req.guid)),
@@ -113,8 +120,7 @@ export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ti
   };
 }
 
-export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): EventServiceServer {
-  const { events } = services(db);
+export function eventRpcHandlers({ events }: TicketServices, auth: AuthCheck, logger: Logger): EventServiceServer {
   const handler = authenticated(auth, logger);
   return {
     getEvent: handler('GetEvent', (caller, req: GetEventRequest) => events.get(caller, req.guid)),
@@ -128,8 +134,7 @@ export function eventRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Eve
   };
 }
 
-export function orderRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): OrderServiceServer {
-  const { orders } = services(db);
+export function orderRpcHandlers({ orders }: TicketServices, auth: AuthCheck, logger: Logger): OrderServiceServer {
   const handler = authenticated(auth, logger);
   return {
     createOrder: handler('CreateOrder', (caller, req: CreateOrderRequest) => orders.create(caller, req)),
@@ -141,8 +146,7 @@ export function orderRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): Ord
   };
 }
 
-export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): ReservationServiceServer {
-  const { reservations } = services(db);
+export function reservationRpcHandlers({ reservations }: TicketServices, auth: AuthCheck, logger: Logger): ReservationServiceServer {
   const handler = authenticated(auth, logger);
   return {
     reserveTicket: handler('ReserveTicket', (caller, req: ReserveTicketRequest) => reservations.reserve(caller, req)),
@@ -156,8 +160,7 @@ export function reservationRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger
   };
 }
 
-export function webhookRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger, options: { allowPrivateTargets: boolean }): WebhookServiceServer {
-  const webhooks = new WebhookService(new WebhookStore(db), new IdempotentCreation(db, new IdempotencyStore(db)), options.allowPrivateTargets);
+export function webhookRpcHandlers({ webhooks }: TicketServices, auth: AuthCheck, logger: Logger): WebhookServiceServer {
   const handler = authenticated(auth, logger);
   return {
     createWebhook: handler('CreateWebhook', (caller, req: CreateWebhookRequest, validateOnly) => webhooks.create(caller, req, validateOnly)),

@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './auth-check.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
-import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, webhookRpcHandlers } from './rpc.js';
+import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
@@ -46,19 +46,17 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     logger,
   });
 
+  const services = ticketServices(db, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const server = await serveGrpc({
     host: config.BIND_HOST,
     port: config.TICKET_GRPC_PORT,
     portSetting: 'TICKET_GRPC_PORT',
     services: [
-      { definition: TicketServiceService, implementation: ticketRpcHandlers(db, auth, logger) },
-      { definition: EventServiceService, implementation: eventRpcHandlers(db, auth, logger) },
-      { definition: ReservationServiceService, implementation: reservationRpcHandlers(db, auth, logger) },
-      { definition: OrderServiceService, implementation: orderRpcHandlers(db, auth, logger) },
-      {
-        definition: WebhookServiceService,
-        implementation: webhookRpcHandlers(db, auth, logger, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
-      },
+      { definition: TicketServiceService, implementation: ticketRpcHandlers(services, auth, logger) },
+      { definition: EventServiceService, implementation: eventRpcHandlers(services, auth, logger) },
+      { definition: ReservationServiceService, implementation: reservationRpcHandlers(services, auth, logger) },
+      { definition: OrderServiceService, implementation: orderRpcHandlers(services, auth, logger) },
+      { definition: WebhookServiceService, implementation: webhookRpcHandlers(services, auth, logger) },
     ],
     logger,
     isReady: () => db.raw('select 1').then(() => true),

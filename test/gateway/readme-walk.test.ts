@@ -28,6 +28,7 @@ const hasTools = ['curl', 'jq'].every((tool) => {
 });
 
 const EXAMPLE = 'examples/grpc-first-sale.ts';
+const CART_EXAMPLE = 'examples/grpc-cart.ts';
 /** The README's line that makes the sign-up address. */
 const EMAIL_LINE = /^EMAIL=.*$/m;
 const run = promisify(execFile);
@@ -65,6 +66,7 @@ it.skipIf(!hasTools)('runs as pasted twice in a row: no command fails, no id is 
   expect(walk).toContain('BASE=http://localhost:8080');
   expect(walk).toContain('jq -r ');
   expect(walk).toContain(`npx tsx ${EXAMPLE}`);
+  expect(walk).toContain(`npx tsx ${CART_EXAMPLE}`);
   expect(docsWalkBlocks().length).toBeGreaterThan(3);
   const email = `walk-${randomUUID()}@example.com`;
   for (const [round, address] of [[1, undefined], [2, email], [3, email]] as const) {
@@ -77,13 +79,16 @@ it.skipIf(!hasTools)('runs as pasted twice in a row: no command fails, no id is 
   }
 }, 600_000); // three walks of ~45 requests and a gRPC run each; slow only on a busy machine
 
+/** Runs an example against the suite's stack: its exit code and output. */
+const runExample = (file: string, env: Record<string, string>) =>
+  run(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, TICKET_GRPC_ADDRESS: stack.ticketGrpcAddress, ...env }, timeout: 120_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+  );
+
 describe('the gRPC example', () => {
   const exampleFile = () => readFileSync(EXAMPLE, 'utf8');
-  const example = (env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', EXAMPLE], { env: { ...process.env, TICKET_GRPC_ADDRESS: stack.ticketGrpcAddress, ...env }, timeout: 120_000 }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-    );
+  const example = (env: Record<string, string>) => runExample(EXAMPLE, env);
 
   it('shows in the README only lines of the runnable file', () => {
     const readme = readFileSync('README.md', 'utf8');
@@ -119,5 +124,30 @@ describe('the gRPC example', () => {
     expect(short.stderr).toMatch(/^FAILED_PRECONDITION: .+\(reason insufficient_stock/m);
     expect(signedOut.code).toBe(1);
     expect(signedOut.stderr).toMatch(/^UNAUTHENTICATED: .+\(reason invalid_token\): get a new token/m);
+  }, 240_000);
+});
+
+describe('the gRPC cart example', () => {
+  const cart = (env: Record<string, string>) => runExample(CART_EXAMPLE, env);
+
+  it('sells an order of two tickets, confirms and reads it; again on a second run', async () => {
+    const adult = await createTicket(suite.who, suite.eventGuid, { name: 'Cart adult', vat_percentage: 21, available_stock: 4 });
+    const child = await createTicket(suite.who, suite.eventGuid, { name: 'Cart child', vat_percentage: 9, available_stock: 4 });
+    for (let round = 1; round <= 2; round++) {
+      const result = await cart({ TOKEN: suite.token, EVENT: suite.eventGuid, TICKETS: `${adult.guid} ${child.guid}` });
+      expect(result, `round ${round}`).toMatchObject({ code: 0 });
+      expect(result.stdout).toContain('reserved 2 lines');
+      expect(result.stdout).toContain('RESERVATION_STATE_CONFIRMED');
+      for (const ticket of [adult, child]) expect(result.stdout).toMatch(new RegExp(`^  ${ticket.guid} \\S{16}$`, 'm'));
+    }
+  }, 240_000);
+
+  it('prints a refused line with its ticket_id', async () => {
+    const plenty = await createTicket(suite.who, suite.eventGuid, { name: 'Cart plenty', vat_percentage: 21, available_stock: 4 });
+    const none = await createTicket(suite.who, suite.eventGuid, { name: 'Cart none', vat_percentage: 21, available_stock: 0 });
+    const short = await cart({ TOKEN: suite.token, EVENT: suite.eventGuid, TICKETS: `${plenty.guid} ${none.guid}` });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/^FAILED_PRECONDITION: .+\(reason insufficient_stock/m);
+    expect(short.stderr).toContain(`"ticket_id":"${none.guid}"`);
   }, 240_000);
 });

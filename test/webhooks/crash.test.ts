@@ -60,6 +60,34 @@ async function receiverFor(account: Account): Promise<{ receiver: TestReceiver; 
 const createEvent = async (account: Account, name: string) =>
   (await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(account.accessToken), json: { name } })).body as { guid: string };
 
+/**
+ * One endpoint served by two workers started with `env`, its receiver answering each delivery
+ * after `answerMs`: `lanes` writers at once each create `perLane` events one after another, and
+ * every event is waited for. Gives the events' guids (within a lane in the order of their
+ * commits) and the most deliveries that were in flight at once.
+ */
+async function deliverByTwoWorkers(env: Record<string, string>, load: { answerMs: number; lanes: number; perLane: number; name: string }) {
+  const account = await signUpAndLogin(stack);
+  const { receiver } = await receiverFor(account);
+  let inFlight = 0;
+  let mostInFlight = 0;
+  receiver.answer = async () => {
+    mostInFlight = Math.max(mostInFlight, ++inFlight);
+    await new Promise((resolve) => setTimeout(resolve, load.answerMs));
+    inFlight--;
+    return 200;
+  };
+  await Promise.all([startWorker(env), startWorker(env)]);
+  const guids: string[] = [];
+  await Promise.all(
+    Array.from({ length: load.lanes }, async (_, lane) => {
+      for (let i = 0; i < load.perLane; i++) guids.push((await createEvent(account, `${load.name} ${lane}.${i}`)).guid);
+    }),
+  );
+  await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
+  return { receiver, guids, mostInFlight };
+}
+
 describe('webhooks survive crashes', () => {
   it('a worker killed after sending, before recording: another worker sends the event again, same webhook-id', async () => {
     const account = await signUpAndLogin(stack);
@@ -125,45 +153,13 @@ describe('webhooks survive crashes', () => {
   }, 60_000);
 
   it('two workers, one endpoint, WEBHOOK_CONCURRENCY_PER_ENDPOINT=1: one delivery at a time, in the order of the commits', async () => {
-    const account = await signUpAndLogin(stack);
-    const { receiver } = await receiverFor(account);
-    let inFlight = 0;
-    let mostInFlight = 0;
-    receiver.answer = async () => {
-      mostInFlight = Math.max(mostInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      inFlight--;
-      return 200;
-    };
-    const oneAtATime = { WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' };
-    await Promise.all([startWorker(oneAtATime), startWorker(oneAtATime)]);
-    const guids: string[] = [];
-    for (let i = 0; i < 40; i++) guids.push((await createEvent(account, `In line ${i}`)).guid);
-    await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
+    const { receiver, guids, mostInFlight } = await deliverByTwoWorkers({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' }, { answerMs: 20, lanes: 1, perLane: 40, name: 'In line' });
     expect(mostInFlight, 'deliveries to the endpoint in flight at once').toBe(1);
     expect(receiver.ids().map((id) => receiver.received.find((r) => r.id === id)!.body.data.guid)).toEqual(guids);
   }, 60_000);
 
   it('two workers, one endpoint, WEBHOOK_CONCURRENCY_PER_ENDPOINT=4: never more than 4 in flight (one worker holds the endpoint), each event once', async () => {
-    const account = await signUpAndLogin(stack);
-    const { receiver } = await receiverFor(account);
-    let inFlight = 0;
-    let mostInFlight = 0;
-    receiver.answer = async () => {
-      mostInFlight = Math.max(mostInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      inFlight--;
-      return 200;
-    };
-    const four = { WEBHOOK_CONCURRENCY_PER_ENDPOINT: '4' };
-    await Promise.all([startWorker(four), startWorker(four)]);
-    const guids: string[] = [];
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, lane) => {
-        for (let i = 0; i < 20; i++) guids.push((await createEvent(account, `Four at most ${lane}.${i}`)).guid);
-      }),
-    );
-    await receiver.waitFor((all) => new Set(all.map((r) => r.body.data.guid)).size >= guids.length, 30_000);
+    const { receiver, guids, mostInFlight } = await deliverByTwoWorkers({ WEBHOOK_CONCURRENCY_PER_ENDPOINT: '4' }, { answerMs: 50, lanes: 4, perLane: 20, name: 'Four at most' });
     expect(mostInFlight, 'deliveries to the endpoint in flight at once').toBeLessThanOrEqual(4);
     expect(mostInFlight).toBeGreaterThan(1);
     expect(receiver.received.map((r) => r.body.data.guid).sort()).toEqual([...guids].sort());
