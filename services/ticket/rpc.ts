@@ -62,15 +62,17 @@ import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhook-service.js';
+import { batcherOf } from './ticket-batcher.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 function services(db: Knex) {
-  const creations = new IdempotentCreation(db, new IdempotencyStore(db));
+  const batcher = batcherOf(db);
+  const creations = new IdempotentCreation(db, new IdempotencyStore(db), batcher);
   const events = new EventService(new EventStore(db), creations);
   const stock = new ReservationStore(db);
-  const reservations = new ReservationService(stock, creations);
-  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations);
+  const reservations = new ReservationService(stock, creations, batcher);
+  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations, batcher);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
   return { events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
 }
