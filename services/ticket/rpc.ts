@@ -63,6 +63,7 @@ import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhook-service.js';
 import { batcherOf } from './ticket-batcher.js';
+import { withCallDeadline } from './call-deadline.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
@@ -83,7 +84,9 @@ type Handler<Req, Res> = (caller: AuthenticatedCaller, request: Req, validateOnl
 /** The one wrapper of every handler of this service: authenticates the call first. */
 function authenticated(auth: AuthCheck, logger: Logger) {
   return <Req, Res>(method: string, handle: Handler<Req, Res>) =>
-    unary<Req, Res>(logger, method, async (request, call) => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata)));
+    unary<Req, Res>(logger, method, (request, call) =>
+      withCallDeadline(call.getDeadline(), async () => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata))),
+    );
 }
 
 export function ticketRpcHandlers(db: Knex, auth: AuthCheck, logger: Logger): TicketServiceServer {

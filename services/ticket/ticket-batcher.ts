@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { isUniqueViolation, type Knex } from '../../lib/db.js';
 import { RpcError } from '../../lib/grpc/errors.js';
 import { moveBatchSize } from '../../lib/metrics.js';
+import { callDeadline } from './call-deadline.js';
 
 /** What a move does inside its transaction (the ticket's lock is taken by the move itself). */
 export type MoveWork<T> = (trx: Knex.Transaction) => Promise<T>;
@@ -8,8 +10,13 @@ export type MoveWork<T> = (trx: Knex.Transaction) => Promise<T>;
 /** The most moves one batch applies in one transaction (docs/stock-moves.md "Hot tickets: batched moves"). */
 export const MOVES_PER_BATCH = 64;
 
+/** A batch takes no further move once it has run this long, so that a move waits for at most about this much of others' work. */
+export const BATCH_MS = 50;
+
 interface QueuedMove {
   work: MoveWork<unknown>;
+  /** Its call's deadline: past it the caller has gone, and the move is not run. */
+  deadline: number;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -29,7 +36,7 @@ function isRefusal(err: unknown): boolean {
 /**
  * Group commit of the stock moves of one ticket. Moves of a ticket queue here in memory
  * (holding no connection); while no batch of that ticket runs, one takes up to
- * MOVES_PER_BATCH queued moves and runs them in ONE transaction, each move in a savepoint
+ * MOVES_PER_BATCH queued moves (as many as it can run within BATCH_MS) and runs them in ONE transaction, each move in a savepoint
  * of its own (its refusal undoes its writes only), then commits once and answers each. A
  * batch whose transaction fails as a whole runs each of its moves again alone, in a
  * transaction of its own, as without batching. One move waiting alone runs exactly as
@@ -45,13 +52,14 @@ export class TicketBatcher {
   constructor(
     private readonly db: Knex,
     private readonly maxBatch = MOVES_PER_BATCH,
+    private readonly maxBatchMs = BATCH_MS,
   ) {}
 
   /** Runs `work` in a transaction: batched with the other moves of `ticketGuid`, or alone without one. */
   transaction<T>(ticketGuid: string | undefined, work: MoveWork<T>): Promise<T> {
     if (ticketGuid === undefined) return this.db.transaction(work);
     return new Promise<T>((resolve, reject) => {
-      const move: QueuedMove = { work, resolve: resolve as (value: unknown) => void, reject };
+      const move: QueuedMove = { work, deadline: callDeadline(), resolve: resolve as (value: unknown) => void, reject };
       const queue = this.waiting.get(ticketGuid);
       if (queue) {
         queue.push(move);
@@ -70,18 +78,29 @@ export class TicketBatcher {
 
   private async drain(ticketGuid: string): Promise<void> {
     const queue = this.waiting.get(ticketGuid)!;
-    while (queue.length > 0) await this.runBatch(queue.splice(0, this.maxBatch));
+    while (queue.length > 0) await this.runBatch(queue);
     this.waiting.delete(ticketGuid);
   }
 
-  private async runBatch(batch: QueuedMove[]): Promise<void> {
-    moveBatchSize.observe(batch.length);
-    if (batch.length === 1 && !this.beforeCommit) return this.alone(batch[0]!);
+  /** Runs the next batch of the queue; the moves it had no time for go back to the queue's front. */
+  private async runBatch(queue: QueuedMove[]): Promise<void> {
+    const batch = this.takeLive(queue);
+    if (batch.length === 0) return;
+    if (batch.length === 1 && !this.beforeCommit) {
+      moveBatchSize.observe(1);
+      return this.alone(batch[0]!);
+    }
     let outcomes: Outcome[];
     try {
       outcomes = await this.db.transaction(async (trx) => {
+        const started = performance.now();
         const done: Outcome[] = [];
         for (const move of batch) {
+          if (done.length > 0 && performance.now() - started > this.maxBatchMs) break;
+          if (move.deadline <= Date.now()) {
+            done.push({ ok: false, error: tooLate() });
+            continue;
+          }
           try {
             done.push({ ok: true, value: await trx.transaction((savepoint) => move.work(savepoint)) });
           } catch (error) {
@@ -89,15 +108,34 @@ export class TicketBatcher {
             done.push({ ok: false, error });
           }
         }
-        await this.beforeCommit?.(batch.length);
+        await this.beforeCommit?.(done.length);
         return done;
       });
     } catch {
       // Nothing of the batch is kept: each move runs again alone, as it would have unbatched.
+      moveBatchSize.observe(1);
       await Promise.all(batch.map((move) => this.alone(move)));
       return;
     }
+    moveBatchSize.observe(outcomes.length);
+    queue.unshift(...batch.slice(outcomes.length));
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+  }
+
+  /**
+   * The next moves of the queue whose callers still wait: a move whose call deadline has
+   * passed is answered UNAVAILABLE without running (its caller was told DEADLINE_EXCEEDED and
+   * may retry), as a move waiting for a connection past its deadline would have been.
+   */
+  private takeLive(queue: QueuedMove[]): QueuedMove[] {
+    const now = Date.now();
+    const batch: QueuedMove[] = [];
+    while (queue.length > 0 && batch.length < this.maxBatch) {
+      const move = queue.shift()!;
+      if (move.deadline > now) batch.push(move);
+      else move.reject(tooLate());
+    }
+    return batch;
   }
 
   private async alone(move: QueuedMove): Promise<void> {
@@ -108,6 +146,8 @@ export class TicketBatcher {
     }
   }
 }
+
+const tooLate = () => RpcError.unavailable('The move waited past its deadline behind other moves of the ticket; try again shortly.');
 
 const batchers = new WeakMap<Knex, TicketBatcher>();
 
