@@ -44,7 +44,7 @@ export class IdempotentCreation {
 
   /** The creation's transaction (with its idempotency record): a stock move's is batched by its ticket. */
   private transaction(prepared: PreparedCreation<unknown>, work: (trx: Knex) => Promise<void>): Promise<void> {
-    if (this.batcher && prepared.ticketGuid) return this.batcher.transaction(prepared.ticketGuid, work);
+    if (this.batcher && prepared.ticketGuid) return this.batcher.transaction(prepared.ticketGuid, work, { takesStock: true });
     return this.db.transaction(work);
   }
 

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { isUniqueViolation, type Knex } from '../../lib/db.js';
 import { RpcError } from '../../lib/grpc/errors.js';
+import { ticketBusy } from '../../lib/stock-conflicts.js';
 import { moveBatchSize } from '../../lib/metrics.js';
 import { callDeadline } from './call-deadline.js';
 
@@ -43,21 +44,46 @@ function isRefusal(err: unknown): boolean {
  * without batching. Each process batches its own moves; the ticket's row lock, taken by the
  * first move of a batch and held to its commit, still orders batches of several processes.
  */
+export interface BatcherOptions {
+  /** Moves of one ticket that may wait; past it a new reservation is refused at once (STOCK_MOVE_QUEUE_MAX). */
+  queueMax?: number;
+  maxBatch?: number;
+  maxBatchMs?: number;
+}
+
+/** Default of STOCK_MOVE_QUEUE_MAX. */
+export const MOVE_QUEUE_MAX = 2000;
+
 export class TicketBatcher {
   /** Per ticket, the moves waiting for the next batch; a ticket is present while its batches run. */
   private readonly waiting = new Map<string, QueuedMove[]>();
   /** Test seam: runs inside a batch's transaction before it commits (a throw fails the batch). */
   beforeCommit?: (moves: number) => Promise<void> | void;
 
+  /** Milliseconds one move of a batch took lately (a moving average), to tell how long a queue takes. */
+  private msPerMove = 0;
+  private readonly queueMax: number;
+  private readonly maxBatch: number;
+  private readonly maxBatchMs: number;
+
   constructor(
     private readonly db: Knex,
-    private readonly maxBatch = MOVES_PER_BATCH,
-    private readonly maxBatchMs = BATCH_MS,
-  ) {}
+    options: BatcherOptions = {},
+  ) {
+    this.queueMax = options.queueMax ?? MOVE_QUEUE_MAX;
+    this.maxBatch = options.maxBatch ?? MOVES_PER_BATCH;
+    this.maxBatchMs = options.maxBatchMs ?? BATCH_MS;
+  }
 
-  /** Runs `work` in a transaction: batched with the other moves of `ticketGuid`, or alone without one. */
-  transaction<T>(ticketGuid: string | undefined, work: MoveWork<T>): Promise<T> {
+  /**
+   * Runs `work` in a transaction: batched with the other moves of `ticketGuid`, or alone
+   * without one. A move that takes new stock (`takesStock`: a reservation, an order) is refused
+   * at once, before it waits, when the ticket's queue is full; the other moves (confirm,
+   * release, ...) always queue.
+   */
+  transaction<T>(ticketGuid: string | undefined, work: MoveWork<T>, options: { takesStock?: boolean } = {}): Promise<T> {
     if (ticketGuid === undefined) return this.db.transaction(work);
+    if (options.takesStock && this.queued(ticketGuid) >= this.queueMax) return Promise.reject(this.busy(ticketGuid));
     return new Promise<T>((resolve, reject) => {
       const move: QueuedMove = { work, deadline: callDeadline(), resolve: resolve as (value: unknown) => void, reject };
       const queue = this.waiting.get(ticketGuid);
@@ -69,6 +95,11 @@ export class TicketBatcher {
       // One turn of the event loop lets the moves that arrive together start together.
       setImmediate(() => void this.drain(ticketGuid));
     });
+  }
+
+  /** The refusal of a new reservation on a full queue; Retry-After: about how long the queue takes. */
+  private busy(ticketGuid: string): RpcError {
+    return ticketBusy(Math.max(1, Math.ceil((this.queued(ticketGuid) * this.msPerMove) / 1000)));
   }
 
   /** Moves waiting for a batch of this ticket (not those of the batch running). */
@@ -91,6 +122,7 @@ export class TicketBatcher {
       return this.alone(batch[0]!);
     }
     let outcomes: Outcome[];
+    const batchStarted = performance.now();
     try {
       outcomes = await this.db.transaction(async (trx) => {
         const started = performance.now();
@@ -117,7 +149,9 @@ export class TicketBatcher {
       await Promise.all(batch.map((move) => this.alone(move)));
       return;
     }
+    const elapsedMs = performance.now() - batchStarted;
     moveBatchSize.observe(outcomes.length);
+    this.msPerMove = 0.8 * this.msPerMove + 0.2 * (elapsedMs / outcomes.length);
     queue.unshift(...batch.slice(outcomes.length));
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
   }
@@ -151,9 +185,9 @@ const tooLate = () => RpcError.unavailable('The move waited past its deadline be
 
 const batchers = new WeakMap<Knex, TicketBatcher>();
 
-/** The one batcher of a database pool in this process (every service object of the pool shares it). */
-export function batcherOf(db: Knex): TicketBatcher {
+/** The one batcher of a database pool in this process (every service object of the pool shares it); `options` count at its creation. */
+export function batcherOf(db: Knex, options?: BatcherOptions): TicketBatcher {
   let batcher = batchers.get(db);
-  if (!batcher) batchers.set(db, (batcher = new TicketBatcher(db)));
+  if (!batcher) batchers.set(db, (batcher = new TicketBatcher(db, options)));
   return batcher;
 }

@@ -5,16 +5,19 @@
  * ticket services batching on one MySQL database never oversell.
  */
 import { randomUUID } from 'node:crypto';
-import { status } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
-import { batcherOf } from '../../services/ticket/ticket-batcher.js';
+import { batcherOf, TicketBatcher } from '../../services/ticket/ticket-batcher.js';
+import { problemFromGrpc } from '../../gateway/problem.js';
+import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
+import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { testBackend, type TestStack } from '../support/stack.js';
 import { credentials } from '@grpc/grpc-js';
-import { expectInvariant, grpcCall, grpcClient, grpcFailure, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
 
 let suite: StockSuite;
 let stack: TestStack;
@@ -49,7 +52,11 @@ const pending = (guid: string) => grpcCall(client.markReservationPending.bind(cl
 
 /** Settles every call: its answer or its error. */
 const settled = <T>(calls: Array<Promise<T>>) => Promise.allSettled(calls);
-const reasonOf = async (result: PromiseSettledResult<unknown>) => (result.status === 'rejected' ? (await grpcFailure(Promise.reject(result.reason))).reason : undefined);
+const reasonOf = async (result: PromiseSettledResult<unknown>) => {
+  if (result.status === 'fulfilled') return undefined;
+  const failure = await grpcFailure(Promise.reject(result.reason));
+  return failure.reason ?? `code ${failure.code}: ${failure.details}`;
+};
 
 /** The outbox events whose data is this reservation, by type. */
 async function eventsOf(reservationGuid: string): Promise<string[]> {
@@ -135,7 +142,11 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
     try {
       const { guid } = await newTicket(who, { available_stock: 150 });
       const amounts = Array.from({ length: 120 }, (_, i) => 1 + (i % 3));
-      const rush = await settled(amounts.map((amount, i) => reserveOn(i % 2 ? other : client, guid, amount)));
+      // As a careful shop: its own request id, retried on UNAVAILABLE (a loaded machine delays the auth check).
+      const rush = await settled(amounts.map((amount, i) => {
+        const requestId = randomUUID();
+        return grpcPatiently(() => reserveOn(i % 2 ? other : client, guid, amount, requestId));
+      }));
       const taken = rush.reduce((sum, r, i) => sum + (r.status === 'fulfilled' ? amounts[i]! : 0), 0);
       for (const refused of rush.filter((r) => r.status === 'rejected')) expect(await reasonOf(refused)).toBe('insufficient_stock');
       expect(taken).toBeLessThanOrEqual(150);
@@ -147,3 +158,38 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('past the cliff: a full queue refuses new reservations at once', () => {
+  it('refuses a move that takes stock when the ticket\'s queue is full (RESOURCE_EXHAUSTED, 503 + Retry-After over REST); other moves still queue', async () => {
+    const batcher = new TicketBatcher(db, { queueMax: 2 });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const work = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await gate;
+      return 'done';
+    };
+    const running = batcher.transaction('hot', work);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = [batcher.transaction('hot', work), batcher.transaction('hot', work, { takesStock: true })];
+    const refusal = await batcher.transaction('hot', work, { takesStock: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refusal).toBeInstanceOf(RpcError);
+    expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
+    // A confirm or release (not taking stock) queues whatever the queue holds.
+    queued.push(batcher.transaction('hot', work));
+    open();
+    expect(await Promise.all([running, ...queued])).toEqual(['done', 'done', 'done', 'done']);
+
+    const problem = problemFromGrpc(serviceError(refusal as RpcError));
+    expect(problem).toMatchObject({ status: 503 });
+    expect(problem.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
+
+function serviceError(err: RpcError): ServiceError {
+  const sent = toStatusObject(err);
+  return Object.assign(new Error(sent.details), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }) as ServiceError;
+}
