@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { INVALID_FIELDS_MESSAGE, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
-import { INTEGER_MEMBERS, isStockConflictCode } from '../lib/stock-conflicts.js';
+import { INTEGER_MEMBERS, isStockConflictCode, TICKET_BUSY } from '../lib/stock-conflicts.js';
 import { noteRefusal } from './request-log.js';
 
 export interface Problem {
@@ -125,7 +125,9 @@ export function problemFromGrpc(err: ServiceError): Problem {
   const tooLarge = local && code === GrpcStatus.RESOURCE_EXHAUSTED;
   // A refused stock move is a 409 whatever its gRPC code; its reason becomes the `code` member.
   const stockConflict = !local && isStockConflictCode(details.reason);
-  const status = tooLarge ? 502 : local ? 500 : stockConflict ? 409 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
+  // A ticket too busy to queue a new reservation is a 503 + Retry-After, unlike a rate limit's 429.
+  const busy = !local && code === GrpcStatus.RESOURCE_EXHAUSTED && details.reason === TICKET_BUSY;
+  const status = tooLarge ? 502 : local ? 500 : stockConflict ? 409 : busy ? 503 : httpStatusFor(code, Boolean(details.fieldViolations?.length));
   let detail = details.message || STATUS_CODES[status] || 'Error';
   if (status >= 500 && status !== 503 && status !== 504) detail = 'Internal error.';
   if (tooLarge) detail = 'The answer was too large to pass through the gateway; read it page by page.';

@@ -113,3 +113,10 @@ new Gauge({
 export function observeCache(cache: string, isUp: () => boolean): void {
   caches.set(cache, isUp);
 }
+
+export const moveBatchSize = new Histogram({
+  name: 'ticket_move_batch_size',
+  help: 'Stock moves of one ticket applied in one transaction (services/ticket/ticket-batcher.ts).',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+  registers: [registry],
+});

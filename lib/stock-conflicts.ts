@@ -34,3 +34,14 @@ export function insufficientStock(remaining: number): RpcError {
 export function stockConflict(code: StockConflictCode, message: string = STOCK_CONFLICTS[code].message, metadata?: Record<string, string>): RpcError {
   return new RpcError(STOCK_CONFLICTS[code].grpc, message, { reason: code, reasonMetadata: metadata });
 }
+
+/** ErrorInfo reason of a new reservation refused at once because its ticket has too many moves waiting (docs/stock-moves.md "Past the cliff"). */
+export const TICKET_BUSY = 'ticket_busy';
+
+/** That refusal: RESOURCE_EXHAUSTED over gRPC, 503 + Retry-After over REST (gateway/problem.ts); nothing was done. */
+export function ticketBusy(retryAfterSeconds: number): RpcError {
+  return new RpcError(status.RESOURCE_EXHAUSTED, 'Too many buyers are waiting for this ticket right now; nothing was reserved, try again shortly.', {
+    reason: TICKET_BUSY,
+    retryAfterSeconds,
+  });
+}

@@ -2,6 +2,7 @@ import { isUniqueViolation, type Knex } from '../../lib/db.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { checkIdempotencyKey, IDEMPOTENCY_TTL_MS, keyReused, requestHash } from './domain/idempotency.js';
 import type { IdempotencyStore } from './store/idempotency-store.js';
+import type { TicketBatcher } from './ticket-batcher.js';
 
 /** Encodes and decodes a response message (the ts-proto MessageFns of it). */
 export interface Codec<M> {
@@ -13,6 +14,8 @@ export interface Codec<M> {
 export interface PreparedCreation<M> {
   result: M;
   write(trx: Knex): Promise<void>;
+  /** The one ticket whose stock the creation moves: it is batched with that ticket's other moves. */
+  ticketGuid?: string;
 }
 
 export interface CreationRequest<M> {
@@ -36,12 +39,19 @@ export class IdempotentCreation {
   constructor(
     private readonly db: Knex,
     private readonly store: IdempotencyStore,
+    private readonly batcher?: TicketBatcher,
   ) {}
+
+  /** The creation's transaction (with its idempotency record): a stock move's is batched by its ticket. */
+  private transaction(prepared: PreparedCreation<unknown>, work: (trx: Knex) => Promise<void>): Promise<void> {
+    if (this.batcher && prepared.ticketGuid) return this.batcher.transaction(prepared.ticketGuid, work, { takesStock: true });
+    return this.db.transaction(work);
+  }
 
   async run<M>(request: CreationRequest<M>, prepare: () => Promise<PreparedCreation<M>>): Promise<M> {
     if (request.requestId === '') {
       const prepared = await prepare();
-      await this.db.transaction((trx) => prepared.write(trx));
+      await this.transaction(prepared, (trx) => prepared.write(trx));
       return prepared.result;
     }
     checkIdempotencyKey(request.requestId);
@@ -57,7 +67,7 @@ export class IdempotentCreation {
     if (stored) return replay(stored);
     const prepared = await prepare();
     try {
-      await this.db.transaction(async (trx) => {
+      await this.transaction(prepared, async (trx) => {
         await prepared.write(trx);
         await this.store.insert(trx, id, hash, request.codec.encode(prepared.result).finish(), new Date());
       });

@@ -29,6 +29,10 @@ import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import type { OrderRecord, OrderStore } from './store/order-store.js';
 import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
+import type { TicketBatcher } from './ticket-batcher.js';
+
+/** The ticket an order's move is batched by: its only ticket; an order of several tickets runs alone. */
+const onlyTicket = (ticketGuids: readonly string[]): string | undefined => (new Set(ticketGuids).size === 1 ? ticketGuids[0] || undefined : undefined);
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
 
@@ -67,6 +71,7 @@ export class OrderService {
     private readonly stock: ReservationStore,
     private readonly reservations: ReservationService,
     private readonly creations: IdempotentCreation,
+    private readonly batcher: TicketBatcher,
   ) {}
 
   private findEvent(caller: AuthenticatedCaller, guid: string) {
@@ -162,6 +167,7 @@ export class OrderService {
           return orderMessage(order!);
         },
         write,
+        ticketGuid: onlyTicket(ticketGuids),
       };
     };
     const sameRequest = CreateOrderRequest.encode({ ...request, event_id: storedGuid(request.event_id) ?? request.event_id, request_id: '' }).finish();
@@ -203,7 +209,7 @@ export class OrderService {
     const found = await this.findOrder(caller, guid);
     const scope = [found.company_id];
     return retryingDeadlocks(() =>
-      this.stock.transaction(async (trx) => {
+      this.batcher.transaction(onlyTicket(found.lines.map((l) => l.ticket_id)), async (trx) => {
         const now = new Date();
         const tickets = await this.lockTickets(trx, scope, found.lines.map((l) => l.ticket_id), now, true);
         const current = (await this.orders.find(scope, found.guid, trx))!;

@@ -35,6 +35,7 @@ import { retryingDeadlocks } from './store/deadlocks.js';
 import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
 import { reservationChange, scanChange } from './change-events.js';
 import { recordChange } from './store/outbox-store.js';
+import type { TicketBatcher } from './ticket-batcher.js';
 
 /** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
 export function stateFilter(state: number | undefined): ReservationState | undefined {
@@ -95,6 +96,7 @@ export class ReservationService {
   constructor(
     private readonly store: ReservationStore,
     private readonly creations: IdempotentCreation,
+    private readonly batcher: TicketBatcher,
   ) {}
 
   /** Expires what is due on these tickets before they are read. */
@@ -131,7 +133,7 @@ export class ReservationService {
         await this.store.insert(trx, record);
         await recordChange(trx, reservationChange(record, 'reserve'));
       };
-      return { result: reservationMessage(record), write };
+      return { result: reservationMessage(record), write, ticketGuid: ticket.guid };
     };
     const sameRequest = ReserveTicketRequest.encode({ ...request, ticket_id: storedGuid(request.ticket_id) ?? request.ticket_id, request_id: '' }).finish();
     return retryingDeadlocks(() =>
@@ -186,7 +188,7 @@ export class ReservationService {
     const found = await this.findReservation(caller, guid);
     const scope = [found.company_id];
     return retryingDeadlocks(() =>
-      this.store.transaction(async (trx) => {
+      this.batcher.transaction(found.ticket_id, async (trx) => {
         const now = new Date();
         const ticket = await this.store.lockTicket(trx, scope, found.ticket_id, { includeDeleted: true });
         if (!ticket) throw notFound('Reservation', guid);
@@ -239,7 +241,7 @@ export class ReservationService {
     const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
     if (!found) throw notFound('Barcode', request.barcode);
     return retryingDeadlocks(() =>
-      this.store.transaction(async (trx) => {
+      this.batcher.transaction(found.ticket_id, async (trx) => {
         const now = new Date();
         const ticket = await this.store.lockTicket(trx, caller.companyIds, found.ticket_id, { includeDeleted: true });
         if (!ticket) throw notFound('Barcode', request.barcode);

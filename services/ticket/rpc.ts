@@ -62,15 +62,18 @@ import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhook-service.js';
+import { batcherOf } from './ticket-batcher.js';
+import { withCallDeadline } from './call-deadline.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 function services(db: Knex) {
-  const creations = new IdempotentCreation(db, new IdempotencyStore(db));
+  const batcher = batcherOf(db);
+  const creations = new IdempotentCreation(db, new IdempotencyStore(db), batcher);
   const events = new EventService(new EventStore(db), creations);
   const stock = new ReservationStore(db);
-  const reservations = new ReservationService(stock, creations);
-  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations);
+  const reservations = new ReservationService(stock, creations, batcher);
+  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations, batcher);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
   return { creations, events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
 }
@@ -89,7 +92,9 @@ type Handler<Req, Res> = (caller: AuthenticatedCaller, request: Req, validateOnl
 /** The one wrapper of every handler of this service: authenticates the call first. */
 function authenticated(auth: AuthCheck, logger: Logger) {
   return <Req, Res>(method: string, handle: Handler<Req, Res>) =>
-    unary<Req, Res>(logger, method, async (request, call) => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata)));
+    unary<Req, Res>(logger, method, (request, call) =>
+      withCallDeadline(call.getDeadline(), async () => handle(await auth.caller(call.metadata), request, isValidateOnly(call.metadata))),
+    );
 }
 
 export function ticketRpcHandlers({ tickets }: TicketServices, auth: AuthCheck, logger: Logger): TicketServiceServer {

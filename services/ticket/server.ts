@@ -14,6 +14,7 @@ import { startExpirySweeper } from './expiry-sweeper.js';
 import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
+import { batcherOf } from './ticket-batcher.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
@@ -38,6 +39,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
   const db = openTicketDatabase(config, logger);
   await migrateAndReport(db, 'ticket', logger);
   observePool('ticket', db);
+  batcherOf(db, { queueMax: config.STOCK_MOVE_QUEUE_MAX });
   const auth = new AuthCheck(config.authGrpcAddress, {
     deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),
     local: config.EDGE_AUTH,

@@ -1,0 +1,195 @@
+/**
+ * Batched moves on a hot ticket (docs/stock-moves.md "Hot tickets: batched moves"): moves of
+ * one ticket that wait together run in one transaction, each answered on its own; a refusal
+ * undoes only its own move; a batch that fails as a whole runs its moves again alone; two
+ * ticket services batching on one MySQL database never oversell.
+ */
+import { randomUUID } from 'node:crypto';
+import { status, type ServiceError } from '@grpc/grpc-js';
+import type { Knex } from 'knex';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
+import { createLogger } from '../../lib/logger.js';
+import { startTicketService } from '../../services/ticket/server.js';
+import { batcherOf, TicketBatcher } from '../../services/ticket/ticket-batcher.js';
+import { problemFromGrpc } from '../../gateway/problem.js';
+import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
+import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
+import { testBackend, type TestStack } from '../support/stack.js';
+import { credentials } from '@grpc/grpc-js';
+import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+
+let suite: StockSuite;
+let stack: TestStack;
+let who: Seller;
+let db: Knex;
+let client: ReservationServiceClient;
+
+beforeAll(async () => {
+  suite = await startStockSuite();
+  ({ stack, who, db } = suite);
+  client = grpcClient(stack);
+});
+
+afterAll(async () => {
+  client?.close();
+  await suite?.stop();
+});
+
+const batcher = () => batcherOf(stack.running.ticket.db);
+
+afterEach(() => {
+  batcher().beforeCommit = undefined;
+});
+
+const md = () => meta(who.token);
+const reserveOn = (c: ReservationServiceClient, ticket_id: string, amount: number, request_id = '') =>
+  grpcCall(c.reserveTicket.bind(c), { ticket_id, amount, ttl_seconds: undefined, request_id }, md());
+const reserve = (ticket_id: string, amount: number, request_id = '') => reserveOn(client, ticket_id, amount, request_id);
+const confirm = (guid: string, barcodes: string[] = []) => grpcCall(client.confirmReservation.bind(client), { guid, barcodes }, md());
+const release = (guid: string) => grpcCall(client.releaseReservation.bind(client), { guid }, md());
+const pending = (guid: string) => grpcCall(client.markReservationPending.bind(client), { guid, ttl_seconds: undefined }, md());
+
+/** Settles every call: its answer or its error. */
+const settled = <T>(calls: Array<Promise<T>>) => Promise.allSettled(calls);
+const reasonOf = async (result: PromiseSettledResult<unknown>) => {
+  if (result.status === 'fulfilled') return undefined;
+  const failure = await grpcFailure(Promise.reject(result.reason));
+  return failure.reason ?? `code ${failure.code}: ${failure.details}`;
+};
+
+/** The outbox events whose data is this reservation, by type. */
+async function eventsOf(reservationGuid: string): Promise<string[]> {
+  const rows = (await db('webhook_events').where('data', 'like', `%${reservationGuid}%`).orderBy('id').select('type')) as Array<{ type: string }>;
+  return rows.map((row) => row.type);
+}
+
+describe('batched moves on one ticket', { timeout: 120_000 }, () => {
+  it('answers each of many concurrent moves on its own: refusals undo only their own move, counters stay the sums', async () => {
+    const sizes: number[] = [];
+    batcher().beforeCommit = (moves) => void sizes.push(moves);
+    const { guid } = await newTicket(who, { available_stock: 40 });
+
+    // 60 buyers for 40 units: exactly 40 get one, 20 are refused for stock, in whatever batches.
+    const rush = await settled(Array.from({ length: 60 }, () => reserve(guid, 1)));
+    const held = rush.filter((r): r is PromiseFulfilledResult<Reservation> => r.status === 'fulfilled').map((r) => r.value);
+    expect(held).toHaveLength(40);
+    for (const refused of rush.filter((r) => r.status === 'rejected')) expect(await reasonOf(refused)).toBe('insufficient_stock');
+    expect(Math.max(...sizes), 'some moves were taken together').toBeGreaterThan(1);
+
+    const [toConfirm, toRelease, toPend, released, badBarcode] = [0, 10, 20, 30, 35].map((from, i, all) => held.slice(from, all[i + 1] ?? 40));
+    for (const r of released!) await release(r.guid);
+
+    // One wave of moves that interleave in batches: valid ones, invalid transitions, bad barcodes, and more reserves.
+    sizes.length = 0;
+    const wave = await settled<unknown>([
+      ...toConfirm!.map((r) => confirm(r.guid)),
+      ...toRelease!.map((r) => release(r.guid)),
+      ...toPend!.map((r) => pending(r.guid)),
+      ...released!.map((r) => confirm(r.guid)),
+      ...badBarcode!.map((r) => confirm(r.guid, ['NOT-GENERATED-1'])),
+      ...Array.from({ length: 20 }, () => reserve(guid, 1)),
+    ]);
+    const [confirmed, releasedNow, pended, invalid, bad, reserved] = [10, 10, 10, 5, 5, 20].reduce<Array<typeof wave>>((parts, n) => {
+      const start = parts.reduce((sum, part) => sum + part.length, 0);
+      return [...parts, wave.slice(start, start + n)];
+    }, []);
+    for (const r of [...confirmed!, ...releasedNow!, ...pended!]) expect(r.status, String((r as PromiseRejectedResult).reason)).toBe('fulfilled');
+    for (const r of confirmed!) expect((r as PromiseFulfilledResult<Reservation>).value.barcodes).toHaveLength(1);
+    for (const r of invalid!) expect(await reasonOf(r)).toBe('invalid_transition');
+    for (const r of bad!) {
+      expect(r.status).toBe('rejected');
+      expect(((r as PromiseRejectedResult).reason as { code: number }).code).toBe(status.INVALID_ARGUMENT);
+    }
+    // 10 released now + 5 before free 15 units: the 20 new reserves get exactly 15.
+    expect(reserved!.filter((r) => r.status === 'fulfilled')).toHaveLength(15);
+    for (const r of reserved!.filter((r) => r.status === 'rejected')) expect(await reasonOf(r)).toBe('insufficient_stock');
+
+    expect(await expectInvariant(who, db, guid)).toEqual({ sold: 10, pending: 10, reserved: 5 + 15, });
+    // Each applied move has its one outbox event, a refused move none.
+    expect(await eventsOf(toConfirm![0]!.guid)).toEqual(['reservation.created', 'reservation.confirmed']);
+    expect(await eventsOf(released![0]!.guid)).toEqual(['reservation.created', 'reservation.released']);
+    expect(await eventsOf(badBarcode![0]!.guid)).toEqual(['reservation.created']);
+    const [codes] = [(await db('barcodes').where('ticket_id', guid).count({ n: '*' })) as Array<{ n: unknown }>];
+    expect(Number(codes![0]!.n)).toBe(10);
+  });
+
+  it('runs each move of a batch whose transaction fails again alone: none lost, none applied twice', async () => {
+    const { guid } = await newTicket(who, { available_stock: 100 });
+    let failures = 0;
+    batcher().beforeCommit = (moves) => {
+      if (moves > 1 && failures === 0) {
+        failures++;
+        throw Object.assign(new Error('injected: the batch commit failed'), { code: 'ECONNRESET' });
+      }
+    };
+    const keys = Array.from({ length: 30 }, () => randomUUID());
+    const answers = await Promise.all(keys.map((key) => reserve(guid, 2, key)));
+    expect(failures, 'a batch of several moves failed once').toBe(1);
+    expect(new Set(answers.map((r) => r.guid)).size).toBe(30);
+    expect(await expectInvariant(who, db, guid)).toEqual({ sold: 0, pending: 0, reserved: 60 });
+    const rows = (await db('reservations').where('ticket_id', guid).select('guid')) as Array<{ guid: string }>;
+    expect(rows.map((row) => row.guid).sort()).toEqual(answers.map((r) => r.guid).sort());
+    for (const answer of answers.slice(0, 5)) expect(await eventsOf(answer.guid)).toEqual(['reservation.created']);
+    // The idempotency record was written with each move: a retry gets the first answer, takes nothing.
+    expect(await reserve(guid, 2, keys[0])).toEqual(answers[0]);
+    expect((await readTicket(who, guid)).reserved_count).toBe(60);
+  });
+
+  it.skipIf(testBackend() !== 'mysql')('never oversells with two ticket services batching on one MySQL database', async () => {
+    const second = await startTicketService(stack.running.config, createLogger('ticket', 'silent'));
+    const other = new ReservationServiceClient(`127.0.0.1:${second.port}`, credentials.createInsecure());
+    try {
+      const { guid } = await newTicket(who, { available_stock: 150 });
+      const amounts = Array.from({ length: 120 }, (_, i) => 1 + (i % 3));
+      // As a careful shop: its own request id, retried on UNAVAILABLE (a loaded machine delays the auth check).
+      const rush = await settled(amounts.map((amount, i) => {
+        const requestId = randomUUID();
+        return grpcPatiently(() => reserveOn(i % 2 ? other : client, guid, amount, requestId));
+      }));
+      const taken = rush.reduce((sum, r, i) => sum + (r.status === 'fulfilled' ? amounts[i]! : 0), 0);
+      for (const refused of rush.filter((r) => r.status === 'rejected')) expect(await reasonOf(refused)).toBe('insufficient_stock');
+      expect(taken).toBeLessThanOrEqual(150);
+      expect(taken).toBeGreaterThan(150 - 3);
+      expect(await expectInvariant(who, db, guid)).toEqual({ sold: 0, pending: 0, reserved: taken });
+    } finally {
+      other.close();
+      await second.shutdown(0);
+    }
+  });
+});
+
+describe('past the cliff: a full queue refuses new reservations at once', () => {
+  it('refuses a move that takes stock when the ticket\'s queue is full (RESOURCE_EXHAUSTED, 503 + Retry-After over REST); other moves still queue', async () => {
+    const batcher = new TicketBatcher(db, { queueMax: 2 });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const work = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await gate;
+      return 'done';
+    };
+    const running = batcher.transaction('hot', work);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = [batcher.transaction('hot', work), batcher.transaction('hot', work, { takesStock: true })];
+    const refusal = await batcher.transaction('hot', work, { takesStock: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refusal).toBeInstanceOf(RpcError);
+    expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
+    // A confirm or release (not taking stock) queues whatever the queue holds.
+    queued.push(batcher.transaction('hot', work));
+    open();
+    expect(await Promise.all([running, ...queued])).toEqual(['done', 'done', 'done', 'done']);
+
+    const problem = problemFromGrpc(serviceError(refusal as RpcError));
+    expect(problem).toMatchObject({ status: 503 });
+    expect(problem.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
+
+function serviceError(err: RpcError): ServiceError {
+  const sent = toStatusObject(err);
+  return Object.assign(new Error(sent.details), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }) as ServiceError;
+}
