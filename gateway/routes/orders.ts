@@ -1,17 +1,20 @@
 import { Router, type Request, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
-import type { ConfirmLine, NewOrderLine } from '../../lib/gen/ticketing/v1/order.js';
+import { ORDER_FIELDS } from '../../lib/fields/order.js';
+import type { ConfirmLine, NewOrderLine, Order } from '../../lib/gen/ticketing/v1/order.js';
 import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
 import { resourceInput, sendInvalidFields } from '../body-input.js';
 import type { BackendClients } from '../clients.js';
 import { orderBody } from '../order-input.js';
-import { orderJson } from '../order-json.js';
+import { resourceJson } from '../resource-json.js';
 import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { listRoute, param } from '../resource-routes.js';
 import { stateFilter } from '../state-filter.js';
+
+const orderJson = (order: Order) => resourceJson(ORDER_FIELDS, order);
 
 /** The body of pending (ttl_seconds) or release (none), as a reservation's; 422 (undefined) on type errors. */
 function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { ttl_seconds?: number } | undefined {

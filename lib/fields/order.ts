@@ -16,9 +16,58 @@ export const MAX_UNITS = MAX_UNITS_PER_ORDER;
 const GUID = { type: 'guid' } as const;
 
 /**
- * The order object (PRODUCT.md 12) without its `lines`, which come after expires_at: a list
- * of objects, which no field kind carries, each line by ORDER_LINE_FIELDS and each of its
- * barcodes by ORDER_BARCODE_FIELDS plus `holder` (gateway/order-json.ts, the OpenAPI Order).
+ * Who may enter with a barcode (PRODUCT.md 12 "Holders"): a name and an e-mail address, both
+ * trimmed of surrounding spaces when taken; the door checks the name (the scan answer shows it).
+ */
+export const HOLDER_FIELDS = {
+  name: {
+    kind: { type: 'text', max: 200, notBlank: true },
+    nullable: false,
+    role: 'writable',
+    required: true,
+    example: 'Ada Lovelace',
+    description: 'The holder\'s name, 1 to 200 characters, not blank.',
+  },
+  email: {
+    kind: { type: 'text', max: 254, format: 'email' },
+    nullable: false,
+    role: 'writable',
+    required: true,
+    example: 'ada@example.com',
+    description: 'The holder\'s e-mail address, at most 254 characters.',
+  },
+} as const satisfies Record<string, FieldDef>;
+
+/** A barcode's holder as every answer shows it: null when none is named. */
+export const HOLDER_FIELD = {
+  kind: { type: 'object', fields: HOLDER_FIELDS },
+  nullable: true,
+  role: 'server-managed',
+  description: 'Who may enter with the barcode ({name, email}); null when none is named.',
+} as const satisfies FieldDef;
+
+/** One barcode of a line. */
+export const ORDER_BARCODE_FIELDS = {
+  code: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode.' },
+  holder: HOLDER_FIELD,
+} as const satisfies Record<string, FieldDef>;
+
+/** One line of an order object. */
+export const ORDER_LINE_FIELDS = {
+  ticket_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The ticket whose stock the line holds.' },
+  amount: { ...RESERVATION_FIELDS.amount, description: 'How many of the ticket the line holds or sold.' },
+  barcodes: {
+    kind: { type: 'object-list', fields: ORDER_BARCODE_FIELDS },
+    nullable: false,
+    role: 'computed',
+    description: `The barcodes issued on confirmation, each {code, holder}; empty before, and for barcode_type none. At most ${MAX_UNITS_PER_ORDER}.`,
+  },
+} as const satisfies Record<string, FieldDef>;
+
+/**
+ * The order object (PRODUCT.md 12), every field once in the JSON object's order: the REST
+ * answers, the webhook `data` (services/ticket/change-events.ts) and the OpenAPI Order are
+ * this table. State and expiry are its lines' (they always move together).
  */
 export const ORDER_FIELDS = {
   guid: { ...RESERVATION_FIELDS.guid, description: 'GUID of the order.' },
@@ -32,22 +81,14 @@ export const ORDER_FIELDS = {
   },
   state: { ...RESERVATION_FIELDS.state, description: 'The state of every line: reserved, pending (payment started), confirmed (sold), released or expired.' },
   expires_at: { ...RESERVATION_FIELDS.expires_at, description: 'When a reserved or pending order expires (or expired); null once confirmed or released.' },
+  lines: {
+    kind: { type: 'object-list', fields: ORDER_LINE_FIELDS, maxItems: ORDER_LINES.max },
+    nullable: false,
+    role: 'computed',
+    description: `The lines, ${ORDER_LINES.min}..${ORDER_LINES.max}, in the order they were sent.`,
+  },
   created_at: { ...RESERVATION_FIELDS.created_at, description: 'When it was created.' },
   updated_at: RESERVATION_FIELDS.updated_at,
-} as const satisfies Record<string, FieldDef>;
-
-/** One line of an order object. */
-export const ORDER_LINES_DESCRIPTION = `The lines, ${ORDER_LINES.min}..${ORDER_LINES.max}, in the order they were sent.`;
-
-export const ORDER_LINE_FIELDS = {
-  ticket_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The ticket whose stock the line holds.' },
-  amount: { ...RESERVATION_FIELDS.amount, description: 'How many of the ticket the line holds or sold.' },
-  barcodes: { kind: { type: 'text-list' }, nullable: false, role: 'computed', description: 'The barcodes issued on confirmation, each {code, holder}; empty before, and for barcode_type none.' },
-} as const satisfies Record<string, FieldDef>;
-
-/** One barcode of a line. */
-export const ORDER_BARCODE_FIELDS = {
-  code: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode.' },
 } as const satisfies Record<string, FieldDef>;
 
 /*

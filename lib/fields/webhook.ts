@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.deleted',
   // reservation.created, .pending, .confirmed, .released, .expired: one per stock move.
   ...moveEventTypes('reservation'),
+  // order.created, .pending, .confirmed, .released, .expired: the same moves of a whole order.
+  ...moveEventTypes('order'),
   'ticket.scanned',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -21,7 +21,9 @@ import type { ReservationRecord } from './domain/reservation-fields.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
-import { reservationMessage } from './reservation-messages.js';
+import { orderChange } from './change-events.js';
+import { orderMessage } from './order-messages.js';
+import { recordChange } from './store/outbox-store.js';
 import { BARCODES_PER_PAGE, refuseUnlessOnSale, requireState, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import { storedGuid } from './request-guid.js';
@@ -35,23 +37,6 @@ const line = (i: number, field: string) => `lines[${i}].${field}`;
 function lineConflict(err: unknown, ticketGuid: string): unknown {
   if (!(err instanceof RpcError) || !err.details.reason) return err;
   return new RpcError(err.code, err.message, { ...err.details, reasonMetadata: { ...err.details.reasonMetadata, ticket_id: ticketGuid } });
-}
-
-/** The order as its message: state and expiry are its lines' (they always move together). */
-export function orderMessage(order: OrderRecord): Order {
-  const lines = order.lines.map(reservationMessage);
-  const updated = Math.max(order.created_at.getTime(), ...order.lines.map((l) => l.updated_at.getTime()));
-  return Order.fromPartial({
-    guid: order.guid,
-    company_id: order.company_id,
-    event_id: order.event_id,
-    channel: ORDER_CHANNELS.indexOf(order.channel) + 1,
-    state: lines[0]?.state,
-    expires_at: lines[0]?.expires_at,
-    lines: lines.map((l) => ({ ticket_id: l.ticket_id, amount: l.amount, barcodes: l.barcodes.map((code) => ({ code })) })),
-    created_at: order.created_at,
-    updated_at: new Date(updated),
-  });
 }
 
 /**
@@ -155,6 +140,7 @@ export class OrderService {
         await this.orders.insert(trx, row);
         for (const record of lines) await this.stock.insert(trx, record, guid);
         order = { ...row, lines };
+        await recordChange(trx, orderChange(order, 'reserve'));
       };
       return {
         get result() {
@@ -222,7 +208,9 @@ export class OrderService {
             throw lineConflict(err, l.ticket_id);
           }
         }
-        return orderMessage((await this.orders.find(scope, found.guid, trx))!);
+        const moved = (await this.orders.find(scope, found.guid, trx))!;
+        await recordChange(trx, orderChange(moved, move));
+        return orderMessage(moved);
       }),
     );
   }

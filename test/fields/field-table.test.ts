@@ -48,6 +48,9 @@ const PROTO_TYPE: Record<FieldDef['kind']['type'], string> = {
   timestamp: 'google.protobuf.Timestamp',
   enum: 'enum',
   'text-list': 'string',
+  // A nested message: the member's own message type (checked by name below).
+  object: 'message',
+  'object-list': 'message',
 };
 
 function protoType(field: protobuf.Field): string {

@@ -43,6 +43,11 @@ export class OrderStore {
     return toOrder(row, await this.reservations.linesOf(row.guid as string, db));
   }
 
+  /** Orders by guid, with their lines (in a transaction: as it sees them). */
+  async findMany(guids: readonly string[], db: Knex = this.db): Promise<OrderRecord[]> {
+    return readOrders(db, this.reservations, guids);
+  }
+
   /** Every ticket of an event (deleted ones too: their lines still expire). */
   async ticketsOf(eventGuid: string): Promise<string[]> {
     return (await this.db('tickets').where('event_id', eventGuid).pluck('guid')) as string[];
@@ -70,7 +75,7 @@ export class OrderStore {
   }
 }
 
-function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): OrderRecord {
+export function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): OrderRecord {
   return {
     guid: row.guid as string,
     company_id: row.company_id as string,
@@ -79,4 +84,12 @@ function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): Orde
     created_at: fromDbTime(row.created_at as string)!,
     lines,
   };
+}
+
+/** Orders by guid with their lines, in the order of their creation. */
+export async function readOrders(db: Knex, reservations: ReservationStore, guids: readonly string[]): Promise<OrderRecord[]> {
+  if (guids.length === 0) return [];
+  const rows = (await db('orders').whereIn('guid', [...guids]).orderBy('id')) as Array<Record<string, unknown>>;
+  const lines = await reservations.linesOfOrders(rows.map((row) => row.guid as string), db);
+  return rows.map((row) => toOrder(row, lines.get(row.guid as string) ?? []));
 }

@@ -7,7 +7,8 @@ import type { ReservationRecord } from '../domain/reservation-fields.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
-import { reservationChange } from '../change-events.js';
+import { orderChange, reservationChange } from '../change-events.js';
+import { readOrders } from './order-store.js';
 import { counterDelta, MOVES, sumDeltas, type Counter, type CounterDelta } from '../../../lib/stock-moves.js';
 import { recordChanges } from './outbox-store.js';
 
@@ -135,8 +136,13 @@ export class ReservationStore {
     const elsewhere = new Map<string, Raw[]>();
     for (const row of expiring.slice(due.length)) elsewhere.set(row.ticket_id as string, [...(elsewhere.get(row.ticket_id as string) ?? []), row]);
     for (const [ticketGuid, rows] of elsewhere) await trx('tickets').where('guid', ticketGuid).update(counterUpdate(trx, freed(rows)));
-    const expired = expiring.map((row) => ({ ...toReservation(row), state: to, updated_at: now }));
-    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation, 'expire')));
+    // An order line is no reservation to the outside: its order records one order.expired for all its lines.
+    const alone = expiring.filter((row) => row.order_id === null || row.order_id === undefined);
+    const orderIds = [...new Set(expiring.map((row) => row.order_id).filter((id): id is string => typeof id === 'string'))];
+    await recordChanges(trx, [
+      ...alone.map((row) => reservationChange({ ...toReservation(row), state: to, updated_at: now }, 'expire')),
+      ...(await readOrders(trx, this, orderIds)).map((order) => orderChange(order, 'expire')),
+    ]);
     return expiring.length;
   }
 
