@@ -3,7 +3,7 @@ import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, t
 import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
-import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES } from '../../lib/fields/order.js';
+import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
@@ -253,6 +253,7 @@ export function inputSchemas(): Record<string, Schema> {
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
     OrderCreate: orderInputSchema(ORDER_BODIES.create, true, 'A cart: every line is taken, or none. JSON only.'),
     OrderConfirm: orderInputSchema(ORDER_BODIES.confirm, false, 'Sold: each line\'s barcodes are issued; only the lines of predefined tickets need one. JSON only.'),
+    BarcodeHolderUpdate: inputSchema(SET_HOLDER, true, 'The barcode\'s holder, or null to clear it. JSON only.'),
     WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
   };

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
-import { ORDER_FIELDS } from '../../lib/fields/order.js';
-import type { ConfirmLine, NewOrderLine, Order } from '../../lib/gen/ticketing/v1/order.js';
+import { ORDER_FIELDS, SET_HOLDER } from '../../lib/fields/order.js';
+import type { ConfirmLine, NewOrderLine, Order, SetBarcodeHolderRequest } from '../../lib/gen/ticketing/v1/order.js';
 import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
@@ -21,6 +21,20 @@ function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { t
   const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
   if (!input.violations.length) return input.fields;
   sendInvalidFields(res, input.violations);
+  return undefined;
+}
+
+/**
+ * The body of PUT /order/:guid/barcodes/:code: `holder` must be sent (null clears it; over
+ * gRPC an unset holder is the null, so only JSON can leave it out). 422 (undefined) otherwise.
+ */
+function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 'holder'> | undefined {
+  const body = req.body as Record<string, unknown>;
+  const input = resourceInput(SET_HOLDER, body, res.locals.bodyKind as BodyKind, 'refuse');
+  const missing = Object.hasOwn(body, 'holder') ? [] : [{ field: 'holder', description: 'is required: {name, email}, or null to clear the holder' }];
+  const violations = [...missing, ...input.violations];
+  if (!violations.length) return input.fields as Pick<SetBarcodeHolderRequest, 'holder'>;
+  sendInvalidFields(res, violations);
   return undefined;
 }
 
@@ -61,7 +75,7 @@ export function orderRoutes(clients: BackendClients, call: Caller): Router {
     },
     confirm: async (req: Request, res: Response) => {
       const body = orderBody(req, res, 'confirm');
-      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], ...line }) as ConfirmLine);
+      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], holders: [], ...line }) as ConfirmLine);
       return lines && backend.confirm(req, { guid: param(req, 'guid'), lines });
     },
     release: async (req: Request, res: Response) => {
@@ -76,6 +90,13 @@ export function orderRoutes(clients: BackendClients, call: Caller): Router {
     });
     router.all(`/order/:guid/${move}`, methodNotAllowed(['POST']));
   }
+
+  router.put('/order/:guid/barcodes/:code', async (req, res) => {
+    const body = holderBody(req, res);
+    if (!body) return;
+    res.json(orderJson(await backend.setHolder(req, { ...body, guid: param(req, 'guid'), code: param(req, 'code') })));
+  });
+  router.all('/order/:guid/barcodes/:code', methodNotAllowed(['PUT']));
 
   return router;
 }

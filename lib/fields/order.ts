@@ -1,3 +1,4 @@
+import { HOLDER_FIELD, HOLDER_FIELDS } from './holder.js';
 import type { FieldDef, Resource } from './kinds.js';
 import { CONFIRM_FIELDS, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, RESERVE_FIELDS } from './reservation.js';
 
@@ -14,37 +15,6 @@ export const ORDER_LINES = { min: 1, max: 20 } as const;
 export const MAX_UNITS = MAX_UNITS_PER_ORDER;
 
 const GUID = { type: 'guid' } as const;
-
-/**
- * Who may enter with a barcode (PRODUCT.md 12 "Holders"): a name and an e-mail address, both
- * trimmed of surrounding spaces when taken; the door checks the name (the scan answer shows it).
- */
-export const HOLDER_FIELDS = {
-  name: {
-    kind: { type: 'text', max: 200, notBlank: true },
-    nullable: false,
-    role: 'writable',
-    required: true,
-    example: 'Ada Lovelace',
-    description: 'The holder\'s name, 1 to 200 characters, not blank.',
-  },
-  email: {
-    kind: { type: 'text', max: 254, format: 'email' },
-    nullable: false,
-    role: 'writable',
-    required: true,
-    example: 'ada@example.com',
-    description: 'The holder\'s e-mail address, at most 254 characters.',
-  },
-} as const satisfies Record<string, FieldDef>;
-
-/** A barcode's holder as every answer shows it: null when none is named. */
-export const HOLDER_FIELD = {
-  kind: { type: 'object', fields: HOLDER_FIELDS },
-  nullable: true,
-  role: 'server-managed',
-  description: 'Who may enter with the barcode ({name, email}); null when none is named.',
-} as const satisfies FieldDef;
 
 /** One barcode of a line. */
 export const ORDER_BARCODE_FIELDS = {
@@ -108,9 +78,25 @@ export const NEW_LINE_FIELDS = {
 export const CONFIRM_LINE_FIELDS = {
   ticket_id: { kind: GUID, nullable: false, role: 'writable', required: true, description: 'A ticket of one of the order\'s lines.' },
   barcodes: CONFIRM_FIELDS.barcodes,
+  holders: {
+    kind: { type: 'object-list', fields: HOLDER_FIELDS, maxItems: MAX_UNITS_PER_ORDER },
+    nullable: false,
+    role: 'writable',
+    description: 'The holders of the line\'s barcodes, one per barcode in their order; fewer leave the rest without one, more than the line has barcodes are refused.',
+  },
 } as const satisfies Record<string, FieldDef>;
 
 const body = <T extends Record<string, FieldDef>>(noun: string, fields: T): Resource<T> => ({ noun, fields, orderRules: [] });
+
+/** PUT /order/{guid}/barcodes/{code} (SetBarcodeHolderRequest): the holder, or null to clear it. */
+export const SET_HOLDER_FIELDS = {
+  holder: {
+    ...HOLDER_FIELD,
+    role: 'writable',
+    required: true,
+    description: 'The new holder {name, email}, or null to clear it: a first holder needs the ticket\'s late_personalization, a different one (or null) its swappable; the same one again changes nothing.',
+  },
+} as const satisfies Record<string, FieldDef>;
 
 export const ORDER: Resource<typeof ORDER_FIELDS> = body('order', ORDER_FIELDS);
 
@@ -119,3 +105,5 @@ export const ORDER_BODIES = {
   create: { own: body('order', ORDER_CREATE_FIELDS), line: body('order line', NEW_LINE_FIELDS) },
   confirm: { own: body('order', {}), line: body('order line', CONFIRM_LINE_FIELDS) },
 };
+
+export const SET_HOLDER: Resource<typeof SET_HOLDER_FIELDS> = body('barcode', SET_HOLDER_FIELDS);

@@ -6,6 +6,7 @@ import type { OrderRecord } from './store/order-store.js';
 /** The order as its message: state and expiry are its lines' (they always move together). */
 export function orderMessage(order: OrderRecord): Order {
   const lines = order.lines.map(reservationMessage);
+  const holders = order.lines.map((l) => l.holders);
   const updated = Math.max(order.created_at.getTime(), ...order.lines.map((l) => l.updated_at.getTime()));
   return Order.fromPartial({
     guid: order.guid,
@@ -14,7 +15,7 @@ export function orderMessage(order: OrderRecord): Order {
     channel: ORDER_CHANNELS.indexOf(order.channel) + 1,
     state: lines[0]?.state,
     expires_at: lines[0]?.expires_at,
-    lines: lines.map((l) => ({ ticket_id: l.ticket_id, amount: l.amount, barcodes: l.barcodes.map((code) => ({ code })) })),
+    lines: lines.map((l, i) => ({ ticket_id: l.ticket_id, amount: l.amount, barcodes: l.barcodes.map((code, j) => ({ code, holder: holders[i]![j] ?? undefined })) })),
     created_at: order.created_at,
     updated_at: new Date(updated),
   });

@@ -10,6 +10,7 @@ import {
   type ListOrdersResponse,
   type MarkOrderPendingRequest,
   type ReleaseOrderRequest,
+  type SetBarcodeHolderRequest,
 } from '../../lib/gen/ticketing/v1/order.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
@@ -18,6 +19,7 @@ import { remainingStock } from '../../lib/fields/ticket.js';
 import { counterDelta, MOVES, type MoveName } from '../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
+import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './domain/holder-rules.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
@@ -29,7 +31,7 @@ import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import type { OrderRecord, OrderStore } from './store/order-store.js';
-import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
+import { newReservation, type LineRecord, type ReservationStore, type StockTicket } from './store/reservation-store.js';
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
 
@@ -124,7 +126,7 @@ export class OrderService {
         }
         const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
-        const lines: ReservationRecord[] = [];
+        const lines: LineRecord[] = [];
         for (const [i, ticket] of lineTickets.entries()) {
           const amount = request.lines[i]!.amount;
           try {
@@ -134,7 +136,7 @@ export class OrderService {
           } catch (err) {
             throw lineConflict(err, ticket.guid);
           }
-          lines.push({ ...newReservation({ guid: newGuid(), ticket, amount, ttlSeconds: ttl, now }), id: 0 });
+          lines.push({ ...newReservation({ guid: newGuid(), ticket, amount, ttlSeconds: ttl, now }), id: 0, holders: [] });
         }
         const row = { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now };
         await this.orders.insert(trx, row);
@@ -224,12 +226,15 @@ export class OrderService {
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
         apply: async (trx, ticket, current, i, now) => {
-          const sent = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id)?.barcodes ?? [];
-          const violations = checkBarcodes(ticket.barcode_type, sent, current.amount).map((v) => ({ ...v, field: line(i, v.field) }));
+          const sentLine = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id);
+          const sent = sentLine?.barcodes ?? [];
+          const issues = ticket.barcode_type === 'none' ? 0 : current.amount;
+          const named = checkHolders(sentLine?.holders ?? [], issues);
+          const violations = [...checkBarcodes(ticket.barcode_type, sent, current.amount), ...named.violations].map((v) => ({ ...v, field: line(i, v.field) }));
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
           const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
-          await this.stock.insertBarcodes(trx, current, barcodes, now);
+          await this.stock.insertBarcodes(trx, current, barcodes, now, named.holders);
         },
       }),
     );
@@ -237,5 +242,31 @@ export class OrderService {
 
   async release(caller: AuthenticatedCaller, request: ReleaseOrderRequest): Promise<Order> {
     return this.move(caller, request.guid, 'release');
+  }
+
+  /**
+   * Names or clears (unset) the holder of a barcode of the order (docs/orders.md "Holders"),
+   * under its ticket's lock so two changes of one barcode are one after the other. The same
+   * holder again is no change (no event); otherwise the ticket decides (holderChangeRefusal).
+   */
+  async setBarcodeHolder(caller: AuthenticatedCaller, request: SetBarcodeHolderRequest): Promise<Order> {
+    const found = await this.findOrder(caller, request.guid);
+    const sent = request.holder ? checkHolder('holder', request.holder) : { holder: null, violations: [] };
+    if (sent.violations.length) throw RpcError.invalidArgument(sent.violations);
+    const scope = [found.company_id];
+    return retryingDeadlocks(() =>
+      this.stock.transaction(async (trx) => {
+        const barcode = await this.stock.findOrderBarcode(trx, found.guid, request.code);
+        const ticket = barcode && (await this.stock.lockTicket(trx, scope, barcode.ticket_id, { includeDeleted: true }));
+        if (!ticket) throw notFound('Barcode', request.code);
+        const current = (await this.stock.findOrderBarcode(trx, found.guid, request.code))!;
+        if (!sameHolder(current.holder, sent.holder)) {
+          const refusal = holderChangeRefusal(ticket, current.holder);
+          if (refusal) throw stockConflict('not_personalizable', refusal);
+          await this.stock.setHolder(trx, current.id, sent.holder);
+        }
+        return orderMessage((await this.orders.find(scope, found.guid, trx))!);
+      }),
+    );
   }
 }

@@ -1,8 +1,7 @@
 import { fromDbTime, type Knex } from '../../../lib/db.js';
 import type { OrderChannel } from '../../../lib/fields/order.js';
 import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/reservation.js';
-import type { ReservationRecord } from '../domain/reservation-fields.js';
-import type { ReservationStore } from './reservation-store.js';
+import type { LineRecord, ReservationStore } from './reservation-store.js';
 import { dbTime } from './sql.js';
 
 export interface OrderRow {
@@ -15,7 +14,7 @@ export interface OrderRow {
 
 /** An order with its lines (reservations, in the order given). */
 export interface OrderRecord extends OrderRow {
-  lines: ReservationRecord[];
+  lines: LineRecord[];
 }
 
 /** The SQL of orders; the lines' stock SQL is the reservations' (reservation-store.ts). */
@@ -75,7 +74,7 @@ export class OrderStore {
   }
 }
 
-export function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): OrderRecord {
+export function toOrder(row: Record<string, unknown>, lines: LineRecord[]): OrderRecord {
   return {
     guid: row.guid as string,
     company_id: row.company_id as string,
