@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_TYPES = [
   // order.created, .pending, .confirmed, .released, .expired: the same moves of a whole order.
   ...moveEventTypes('order'),
   'ticket.scanned',
+  // A barcode's holder named, changed or cleared after the sale (data: the order).
+  'barcode.holder_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

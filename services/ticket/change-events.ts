@@ -40,8 +40,13 @@ export const reservationChange = (reservation: Omit<ReservationRecord, 'id'>, mo
 });
 
 /** The event of the move that brought an order where it is: one per order (its lines record none of their own). */
-export const orderChange = (order: OrderRecord, move: MoveName): Change => ({
-  type: `order.${MOVES[move].event}`,
+export const orderChange = (order: OrderRecord, move: MoveName): Change => orderEvent(`order.${MOVES[move].event}`, order);
+
+/** A barcode's holder changed after the sale: the order with the new holder. */
+export const holderChange = (order: OrderRecord): Change => orderEvent('barcode.holder_changed', order);
+
+const orderEvent = (type: WebhookEventType, order: OrderRecord): Change => ({
+  type,
   companyId: order.company_id,
   data: resourceJson(ORDER_FIELDS, orderMessage(order)),
 });

@@ -23,7 +23,7 @@ import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './do
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
-import { orderChange } from './change-events.js';
+import { holderChange, orderChange } from './change-events.js';
 import { orderMessage } from './order-messages.js';
 import { recordChange } from './store/outbox-store.js';
 import { BARCODES_PER_PAGE, refuseUnlessOnSale, requireState, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
@@ -260,12 +260,15 @@ export class OrderService {
         const ticket = barcode && (await this.stock.lockTicket(trx, scope, barcode.ticket_id, { includeDeleted: true }));
         if (!ticket) throw notFound('Barcode', request.code);
         const current = (await this.stock.findOrderBarcode(trx, found.guid, request.code))!;
-        if (!sameHolder(current.holder, sent.holder)) {
+        const changed = !sameHolder(current.holder, sent.holder);
+        if (changed) {
           const refusal = holderChangeRefusal(ticket, current.holder);
           if (refusal) throw stockConflict('not_personalizable', refusal);
           await this.stock.setHolder(trx, current.id, sent.holder);
         }
-        return orderMessage((await this.orders.find(scope, found.guid, trx))!);
+        const order = (await this.orders.find(scope, found.guid, trx))!;
+        if (changed) await recordChange(trx, holderChange(order));
+        return orderMessage(order);
       }),
     );
   }

@@ -111,4 +111,27 @@ describe('order webhooks', { timeout: 60_000 }, () => {
     expect(events[1]!.data).toEqual(read.body);
     expect(await lineEvents(order.guid)).toEqual([]);
   });
+
+  it('barcode.holder_changed: recorded with a holder change, data the order with the new holder; none for the same holder again or a refusal', async () => {
+    const { event, a, b } = await twoTickets({ late_personalization: true, swappable: false });
+    const order = await orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
+    const confirmed = await orders.confirm(order.guid);
+    const [fixedCode, lateCode] = confirmed.lines.map((line) => line.barcodes[0]!.code);
+    const put = (code: string, holder: unknown) =>
+      request(`${who.stack.baseUrl}/order/${order.guid}/barcodes/${code}`, { method: 'PUT', headers: auth(who), json: { holder } });
+
+    const named = await put(lateCode!, { name: 'Ada Lovelace', email: 'ada@example.com' });
+    expect(named.status, named.text).toBe(200);
+    expect((await put(lateCode!, { name: 'Ada Lovelace', email: 'ada@example.com' })).status).toBe(200);
+    expect((await put(fixedCode!, { name: 'Ada Lovelace', email: 'ada@example.com' })).status).toBe(409);
+    // Not swappable: clearing is refused too.
+    expect((await put(lateCode!, null)).status).toBe(409);
+
+    const events = await eventsNaming(order.guid);
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.confirmed', 'barcode.holder_changed']);
+    expect(events[2]!.data).toEqual(named.body);
+    expect(events[2]!.data.lines[1].barcodes[0].holder).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com' });
+    const subscribed = await request(`${who.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(who), json: { url: 'https://hooks.example.com/holders', events: ['barcode.holder_changed'] } });
+    expect(subscribed.status, subscribed.text).toBe(201);
+  });
 });
