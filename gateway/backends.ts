@@ -111,6 +111,7 @@ export function orderBackend(client: OrderServiceClient, call: Caller) {
     pending: client.markOrderPending,
     confirm: client.confirmOrder,
     release: client.releaseOrder,
+    setHolder: client.setBarcodeHolder,
   });
   return {
     create: unary(call, methods.create),
@@ -119,6 +120,7 @@ export function orderBackend(client: OrderServiceClient, call: Caller) {
     pending: unary(call, methods.pending),
     confirm: unary(call, methods.confirm),
     release: unary(call, methods.release),
+    setHolder: unary(call, methods.setHolder),
   };
 }
 

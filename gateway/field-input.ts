@@ -1,8 +1,8 @@
-import { INT32_MAX, type FieldDef } from '../lib/fields/kinds.js';
+import { fieldDef, INT32_MAX, type FieldDef, type FieldTable, type NestedValue } from '../lib/fields/kinds.js';
 import { parseTimestamp } from '../lib/time.js';
 import type { BodyKind } from './body.js';
 
-export type InputValue = string | number | boolean | Date | string[] | null;
+export type InputValue = string | number | boolean | Date | string[] | NestedValue | NestedValue[] | null;
 
 export type Coerced = { value: InputValue } | { error: string };
 
@@ -43,7 +43,34 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
       const date = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
       return date ? { value: date } : { error: TIMESTAMP_HINT };
     }
+    case 'object':
+      return kind === 'json' ? nested(def.kind.fields, raw) : { error: 'must be sent in a JSON body' };
+    case 'object-list': {
+      if (kind !== 'json') return { error: 'must be sent in a JSON body' };
+      if (!Array.isArray(raw)) return { error: 'must be an array of objects' };
+      const items: NestedValue[] = [];
+      for (const [i, item] of raw.entries()) {
+        const coerced = nested(def.kind.fields, item);
+        if ('error' in coerced) return { error: `[${i}]${coerced.error}` };
+        items.push(coerced.value as NestedValue);
+      }
+      return { value: items };
+    }
   }
+}
+
+/** A nested object by its table (types only, as at the top); an error names the member in the wrong (`.name must be a string`). */
+function nested(fields: FieldTable, raw: unknown): Coerced {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: 'must be an object' };
+  const value: NestedValue = {};
+  for (const [key, member] of Object.entries(raw)) {
+    const def = fieldDef(fields, key);
+    if (!def || def.notInJson) return { error: `.${key} is not a member` };
+    const coerced = coerce(def, member, 'json');
+    if ('error' in coerced) return { error: `.${key} ${coerced.error}` };
+    value[key] = coerced.value;
+  }
+  return { value };
 }
 
 function integer(raw: unknown): Coerced {

@@ -14,6 +14,7 @@ export const STOCK_CONFLICTS = {
   barcode_taken: { grpc: status.ALREADY_EXISTS, message: 'A barcode is already in use within this event.' },
   already_scanned: { grpc: status.ALREADY_EXISTS, message: 'The barcode was already scanned.' },
   stock_held: { grpc: status.FAILED_PRECONDITION, message: 'Reserved or pending stock exists; release or confirm it first.' },
+  not_personalizable: { grpc: status.FAILED_PRECONDITION, message: 'The barcode\'s holder cannot be set: a first holder needs the ticket\'s late_personalization, another one its swappable.' },
 } as const;
 
 export type StockConflictCode = keyof typeof STOCK_CONFLICTS;

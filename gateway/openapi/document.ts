@@ -470,6 +470,19 @@ function orderOperations(): Record<string, Partial<Record<Method, Operation>>> {
     '/order/{guid}/pending': { post: move('markOrderPending', 'Payment started: reserved -> pending, every line', 'ReservationPending') },
     '/order/{guid}/confirm': { post: move('confirmOrder', 'Sold: reserved or pending -> confirmed, every line; barcodes are issued', 'OrderConfirm') },
     '/order/{guid}/release': { post: move('releaseOrder', 'Give every line\'s stock back: reserved or pending -> released', 'ReservationEmpty') },
+    '/order/{guid}/barcodes/{code}': {
+      put: {
+        tag: 'stock',
+        operationId: 'setBarcodeHolder',
+        summary: 'Name, change or clear who may enter with a barcode of the order (409 not_personalizable)',
+        description:
+          'Only a barcode of one of the order\'s lines (an order has barcodes once confirmed; any other code is 404). A first holder needs the ticket\'s late_personalization; a different holder, or null, its swappable; otherwise 409 not_personalizable. The same holder again is 200 with no change. Answers the order.',
+        body: 'BarcodeHolderUpdate',
+        ok: { status: 200, schema: 'Order' },
+        errors: MOVE_ERRORS,
+        parameters: [orderGuid, { name: 'code', in: 'path', required: true, schema: { type: 'string', maxLength: 64 }, description: 'The barcode.' }, 'Company'],
+      },
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { requiredFields, type FieldDef, type FieldKind, type Resource } from '../../lib/fields/kinds.js';
+import { requiredFields, type FieldDef, type FieldKind, type FieldTable, type Resource } from '../../lib/fields/kinds.js';
 
 /**
  * Examples of the OpenAPI document, from the field tables: a field's own `example`, else its
@@ -14,7 +14,11 @@ const KIND_EXAMPLES: { [T in FieldKind['type']]: (kind: Extract<FieldKind, { typ
   timestamp: () => '2027-07-01T18:00:00+00:00',
   enum: (kind) => kind.values[0],
   'text-list': (kind) => (kind.values ? kind.values.slice(0, Math.max(1, kind.minItems ?? 1)) : ['ABC-1234']),
+  object: (kind) => nestedExample(kind.fields),
+  'object-list': (kind) => [nestedExample(kind.fields)],
 };
+
+const nestedExample = (fields: FieldTable) => Object.fromEntries(Object.entries(fields).filter(([, def]) => !def.notInJson).map(([field, def]) => [field, exampleOf(def)]));
 
 export function exampleOf(def: FieldDef): unknown {
   if (def.example !== undefined) return def.example;

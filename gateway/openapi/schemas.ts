@@ -1,9 +1,9 @@
 import { EVENT } from '../../lib/fields/event.js';
-import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, type FieldTable, type Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
-import { ORDER, ORDER_BARCODE_FIELDS, ORDER_BODIES, ORDER_LINE_FIELDS, ORDER_LINES, ORDER_LINES_DESCRIPTION } from '../../lib/fields/order.js';
+import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
@@ -54,6 +54,12 @@ function responseSchema(def: FieldDef): Schema {
       break;
     case 'text-list':
       schema = { type: 'array', items: { type: 'string' } };
+      break;
+    case 'object':
+      schema = nestedObject(kind.fields, responseSchema);
+      break;
+    case 'object-list':
+      schema = { type: 'array', items: nestedObject(kind.fields, responseSchema) };
       break;
   }
   return { ...(def.nullable ? nullable(schema) : schema), ...roleOf(def), description: def.description, examples: [exampleOf(def)] };
@@ -113,7 +119,20 @@ function ruleSchema(def: FieldDef): Schema {
       const timestamp = { ...TIMESTAMP, pattern: TIMESTAMP_PATTERN };
       return described(def.nullable ? nullable(timestamp) : timestamp, 'Must carry a UTC offset (Z or +HH:MM).');
     }
+    case 'object': {
+      const object = nestedObject(kind.fields, ruleSchema, requiredFields(kind.fields));
+      return described(def.nullable ? nullable(object) : object);
+    }
+    case 'object-list':
+      return described({ type: 'array', items: nestedObject(kind.fields, ruleSchema, requiredFields(kind.fields)), ...(kind.maxItems ? { maxItems: kind.maxItems } : {}) });
   }
+}
+
+/** A nested object of a field table (a holder, an order line): each member by `schemaOf`; `required`: those it must have (every member, as it reads). */
+function nestedObject(fields: FieldTable, schemaOf: (def: FieldDef) => Schema, required?: string[]): Schema {
+  const members = Object.keys(fields).filter((field) => !fields[field]!.notInJson);
+  const properties = Object.fromEntries(members.map((field) => [field, schemaOf(fields[field]!)]));
+  return { type: 'object', properties, required: required ?? members, additionalProperties: false };
 }
 
 function objectOf(fields: Iterable<string>, schemaOf: (field: string) => Schema, extra: Schema = {}): Schema {
@@ -196,32 +215,11 @@ const namedBody = (description: string, example: string): Schema => ({
   ...requestSchema({ noun: 'name', fields: { name: { ...NEW_NAME_FIELDS.name, example } }, orderRules: [] }, description),
 });
 
-/** An object of a field table (every field readOnly, as it reads); `override` replaces some fields' schemas. */
-function tableObject(table: Record<string, FieldDef>, override: Record<string, Schema> = {}, extra: Schema = {}): Schema {
-  return objectOf(Object.keys({ ...table, ...override }), (field) => override[field] ?? responseSchema(table[field]!), extra);
-}
-
-/** The order (PRODUCT.md 12; gateway/order-json.ts): its table's fields with `lines` after expires_at. */
-function orderSchema(): Schema {
-  const fields = jsonFields(ORDER).flatMap((field) => (field === 'expires_at' ? [field, 'lines'] : [field]));
-  const holder = {
-    type: ['object', 'null'],
-    readOnly: true,
-    description: 'Who may enter with the barcode; null when none is named.',
-    required: ['name', 'email'],
-    properties: { name: { type: 'string', description: 'The holder\'s name.' }, email: { type: 'string', description: 'The holder\'s e-mail address.' } },
-  };
-  const barcode = tableObject(ORDER_BARCODE_FIELDS, { holder });
-  const line = tableObject(ORDER_LINE_FIELDS, { barcodes: { type: 'array', readOnly: true, description: ORDER_LINE_FIELDS.barcodes.description, items: barcode } });
-  const lines = { type: 'array', readOnly: true, description: ORDER_LINES_DESCRIPTION, items: line };
-  return objectOf(fields, (field) => (field === 'lines' ? lines : responseSchema((ORDER.fields as Record<string, FieldDef>)[field]!)), { description: 'A cart of several tickets of one event, sold all or nothing.' });
-}
-
 /** An order request body: its own fields, and `lines`, each by the line table. */
 function orderInputSchema(bodies: (typeof ORDER_BODIES)[keyof typeof ORDER_BODIES], linesRequired: boolean, description: string): Schema {
   const own = inputSchema(bodies.own, true, description);
   const line = inputSchema(bodies.line, true, 'One line.');
-  const lines = { type: 'array', ...(linesRequired ? { minItems: ORDER_LINES.min } : {}), maxItems: ORDER_LINES.max, description: ORDER_LINES_DESCRIPTION, items: line };
+  const lines = { type: 'array', ...(linesRequired ? { minItems: ORDER_LINES.min } : {}), maxItems: ORDER_LINES.max, description: ORDER_FIELDS.lines.description, items: line };
   const example = { lines: [exampleBody(bodies.line)], ...exampleBody(bodies.own) };
   return { ...own, properties: { lines, ...(own.properties as Schema) }, ...(linesRequired ? { required: ['lines'] } : {}), examples: [example] };
 }
@@ -255,6 +253,7 @@ export function inputSchemas(): Record<string, Schema> {
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
     OrderCreate: orderInputSchema(ORDER_BODIES.create, true, 'A cart: every line is taken, or none. JSON only.'),
     OrderConfirm: orderInputSchema(ORDER_BODIES.confirm, false, 'Sold: each line\'s barcodes are issued; only the lines of predefined tickets need one. JSON only.'),
+    BarcodeHolderUpdate: inputSchema(SET_HOLDER, true, 'The barcode\'s holder, or null to clear it. JSON only.'),
     WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
   };
@@ -390,7 +389,7 @@ export function componentSchemas(): Record<string, Schema> {
       },
     },
     Reservation: resourceSchema(RESERVATION, 'Stock of a ticket held, being paid for, or sold.'),
-    Order: orderSchema(),
+    Order: resourceSchema(ORDER, 'A cart of several tickets of one event, sold all or nothing.'),
     Scan: resourceSchema(SCAN, 'A barcode admitted at the door.'),
     Barcode: { type: 'string', description: 'A barcode issued by a confirmation.' },
     Liveness: {

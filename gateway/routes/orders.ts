@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
-import type { ConfirmLine, NewOrderLine } from '../../lib/gen/ticketing/v1/order.js';
+import { ORDER_FIELDS, SET_HOLDER } from '../../lib/fields/order.js';
+import type { ConfirmLine, NewOrderLine, Order, SetBarcodeHolderRequest } from '../../lib/gen/ticketing/v1/order.js';
 import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
@@ -8,17 +9,33 @@ import { resourceInput } from '../body-input.js';
 import { sendInvalidFields } from '../problem.js';
 import type { BackendClients } from '../clients.js';
 import { orderBody } from '../order-input.js';
-import { orderJson } from '../order-json.js';
+import { resourceJson } from '../resource-json.js';
 import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { listRoute, param } from '../resource-routes.js';
 import { stateFilter } from '../state-filter.js';
+
+const orderJson = (order: Order) => resourceJson(ORDER_FIELDS, order);
 
 /** The body of pending (ttl_seconds) or release (none), as a reservation's; 422 (undefined) on type errors. */
 function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { ttl_seconds?: number } | undefined {
   const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
   if (!input.violations.length) return input.fields;
   sendInvalidFields(res, input.violations);
+  return undefined;
+}
+
+/**
+ * The body of PUT /order/:guid/barcodes/:code: `holder` must be sent (null clears it; over
+ * gRPC an unset holder is the null, so only JSON can leave it out). 422 (undefined) otherwise.
+ */
+function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 'holder'> | undefined {
+  const body = req.body as Record<string, unknown>;
+  const input = resourceInput(SET_HOLDER, body, res.locals.bodyKind as BodyKind, 'refuse');
+  const missing = Object.hasOwn(body, 'holder') ? [] : [{ field: 'holder', description: 'is required: {name, email}, or null to clear the holder' }];
+  const violations = [...missing, ...input.violations];
+  if (!violations.length) return input.fields as Pick<SetBarcodeHolderRequest, 'holder'>;
+  sendInvalidFields(res, violations);
   return undefined;
 }
 
@@ -59,7 +76,7 @@ export function orderRoutes(clients: BackendClients, call: Caller): Router {
     },
     confirm: async (req: Request, res: Response) => {
       const body = orderBody(req, res, 'confirm');
-      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], ...line }) as ConfirmLine);
+      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], holders: [], ...line }) as ConfirmLine);
       return lines && backend.confirm(req, { guid: param(req, 'guid'), lines });
     },
     release: async (req: Request, res: Response) => {
@@ -74,6 +91,13 @@ export function orderRoutes(clients: BackendClients, call: Caller): Router {
     });
     router.all(`/order/:guid/${move}`, methodNotAllowed(['POST']));
   }
+
+  router.put('/order/:guid/barcodes/:code', async (req, res) => {
+    const body = holderBody(req, res);
+    if (!body) return;
+    res.json(orderJson(await backend.setHolder(req, { ...body, guid: param(req, 'guid'), code: param(req, 'code') })));
+  });
+  router.all('/order/:guid/barcodes/:code', methodNotAllowed(['PUT']));
 
   return router;
 }

@@ -1,4 +1,4 @@
-import { creationFields, tableEntries, type FieldTable } from './kinds.js';
+import { creationFields, tableEntries, type FieldKind, type FieldTable } from './kinds.js';
 import { fromMessageField } from './messages.js';
 import { formatTimestamp } from '../time.js';
 
@@ -11,13 +11,25 @@ export function resourceJson(table: FieldTable, message: object): Record<string,
   const json: Record<string, unknown> = {};
   for (const [field, def] of tableEntries(table)) {
     if (def.notInJson) continue;
-    const value = fromMessageField(def, (message as Record<string, unknown>)[field]);
+    const raw = (message as Record<string, unknown>)[field];
+    if (def.kind.type === 'object' || def.kind.type === 'object-list') {
+      json[field] = nestedJson(def.kind, raw);
+      continue;
+    }
+    const value = fromMessageField(def, raw);
     if (value === null) json[field] = null;
     else if (def.kind.type === 'decimal') json[field] = Number(value);
     else if (value instanceof Date) json[field] = formatTimestamp(value);
     else json[field] = value;
   }
   return json;
+}
+
+/** A nested message (or a list of them) as JSON objects by its own table; unset is null. */
+function nestedJson(kind: Extract<FieldKind, { type: 'object' | 'object-list' }>, raw: unknown): unknown {
+  if (raw === undefined || raw === null) return kind.type === 'object-list' ? [] : null;
+  if (kind.type === 'object') return resourceJson(kind.fields, raw as object);
+  return (raw as object[]).map((item) => resourceJson(kind.fields, item));
 }
 
 /** The creation response: the fields marked for it, in their order; computed fields are null there (spec section 3). */

@@ -20,7 +20,11 @@ export type FieldKind =
   /** A list of strings (a repeated proto field, a JSON array); `values`: the strings it may hold, `minItems`: its shortest length. */
   | { type: 'text-list'; values?: readonly string[]; minItems?: number }
   /** A proto enum: value i of `values` is enum number i + 1 (0 is UNSPECIFIED, read as null). */
-  | { type: 'enum'; values: readonly string[] };
+  | { type: 'enum'; values: readonly string[] }
+  /** A nested message (a JSON object), each of its fields by its own table. */
+  | { type: 'object'; fields: FieldTable }
+  /** A repeated nested message (a JSON array of objects), each by `fields`; `maxItems`: its longest length. */
+  | { type: 'object-list'; fields: FieldTable; maxItems?: number };
 
 /**
  * - writable: a client sets it at creation and with an update;
@@ -93,7 +97,14 @@ type KindValue<K extends FieldKind> = K extends { type: 'integer' }
         ? V
         : K extends { type: 'text-list' }
           ? string[]
-          : string;
+          : K extends { type: 'object' }
+            ? NestedValue
+            : K extends { type: 'object-list' }
+              ? NestedValue[]
+              : string;
+
+/** A nested object's values, by its own table. */
+export type NestedValue = Record<string, unknown>;
 
 export type FieldValue<F extends FieldDef> = F['nullable'] extends true ? KindValue<F['kind']> | null : KindValue<F['kind']>;
 
@@ -102,7 +113,7 @@ export type FieldsWithRole<T extends FieldTable, R extends FieldRole> = { [K in 
 /** The values of the fields with one of the given roles, as the service holds them (null for none). */
 export type ValuesOf<T extends FieldTable, R extends FieldRole> = { -readonly [K in FieldsWithRole<T, R>]: FieldValue<T[K]> };
 
-export type ValueOfAny = string | number | boolean | Date | string[] | null;
+export type ValueOfAny = string | number | boolean | Date | string[] | NestedValue | NestedValue[] | null;
 
 /** The row of a field, or undefined when the table has no such field (never an Object.prototype member). */
 export function fieldDef(table: FieldTable, name: string): FieldDef | undefined {

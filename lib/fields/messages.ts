@@ -13,7 +13,11 @@ function enumNumber(values: readonly string[], value: string): number {
 
 /** A field's value (not null) as its message field holds it. */
 export function toMessageValue(def: FieldDef, value: unknown): unknown {
-  return def.kind.type === 'enum' && typeof value === 'string' ? enumNumber(def.kind.values, value) : value;
+  const kind = def.kind;
+  if (kind.type === 'enum' && typeof value === 'string') return enumNumber(kind.values, value);
+  if (kind.type === 'object') return toMessageFields(kind.fields, value as Record<string, unknown>);
+  if (kind.type === 'object-list') return (value as Array<Record<string, unknown>>).map((item) => toMessageFields(kind.fields, item));
+  return value;
 }
 
 /** Values -> a partial message (wrap it in the message type's fromPartial). Fields the table lacks are left out. */

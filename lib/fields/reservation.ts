@@ -1,3 +1,4 @@
+import { HOLDER_FIELD } from './holder.js';
 import type { FieldDef, Resource } from './kinds.js';
 
 const GUID = { type: 'guid' } as const;
@@ -56,8 +57,10 @@ export const RESERVATION: Resource<typeof RESERVATION_FIELDS> = { noun: 'reserva
 export const SCAN_FIELDS = {
   barcode: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode scanned.' },
   ticket_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The ticket it was sold for.' },
-  reservation_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The confirmed reservation that issued it.' },
+  reservation_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The confirmed reservation (or order line) that issued it.' },
   scanned_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When it was admitted.' },
+  order_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The order that sold it; the reservation\'s own guid when it was sold as a reservation.' },
+  holder: { ...HOLDER_FIELD, description: 'Who may enter with it ({name, email}), for the door to check; null when none is named.' },
 } as const satisfies Record<string, FieldDef>;
 
 export const SCAN: Resource<typeof SCAN_FIELDS> = { noun: 'scan', fields: SCAN_FIELDS, orderRules: [] };

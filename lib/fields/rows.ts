@@ -1,6 +1,6 @@
 import { fromDbBool, fromDbTime, toDbTime } from '../db.js';
 import { canonicalDecimal } from './decimal.js';
-import { columnOf, fieldDef, storedFields, type FieldDef, type FieldKind, type FieldTable, type ValueOfAny } from './kinds.js';
+import { columnOf, fieldDef, storedFields, type FieldDef, type FieldKind, type FieldTable, type NestedValue, type ValueOfAny } from './kinds.js';
 
 /** Field values <-> database rows, for every stored field of a table (column names from the table). */
 
@@ -15,6 +15,8 @@ const READ_COLUMN: Record<FieldKind['type'], (value: unknown) => ValueOfAny> = {
   timestamp: (value) => fromDbTime(value as string | Date) ?? null,
   // Stored as a JSON array in a text column.
   'text-list': (value) => (typeof value === 'string' ? (JSON.parse(value) as string[]) : (value as string[])),
+  object: (value) => (typeof value === 'string' ? (JSON.parse(value) as NestedValue) : (value as NestedValue)),
+  'object-list': (value) => (typeof value === 'string' ? (JSON.parse(value) as NestedValue[]) : (value as NestedValue[])),
   guid: (value) => value as string,
   text: (value) => value as string,
   enum: (value) => value as string,
@@ -31,7 +33,7 @@ function fromColumn(def: FieldDef, value: unknown): ValueOfAny {
 export function toColumn(value: unknown): unknown {
   if (value instanceof Date) return toDbTime(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (Array.isArray(value) || (typeof value === 'object' && value !== null)) return JSON.stringify(value);
   return value;
 }
 

@@ -14,7 +14,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.deleted',
   // reservation.created, .pending, .confirmed, .released, .expired: one per stock move.
   ...moveEventTypes('reservation'),
+  // order.created, .pending, .confirmed, .released, .expired: the same moves of a whole order.
+  ...moveEventTypes('order'),
   'ticket.scanned',
+  // A barcode's holder named, changed or cleared after the sale (data: the order).
+  'barcode.holder_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

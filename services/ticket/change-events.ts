@@ -1,5 +1,6 @@
 import { EVENT_FIELDS } from '../../lib/fields/event.js';
 import { resourceJson } from '../../lib/fields/json.js';
+import { ORDER_FIELDS } from '../../lib/fields/order.js';
 import { RESERVATION_FIELDS } from '../../lib/fields/reservation.js';
 import { SCAN_FIELDS } from '../../lib/fields/reservation.js';
 import { TICKET_FIELDS } from '../../lib/fields/ticket.js';
@@ -9,6 +10,8 @@ import type { ReservationRecord } from './domain/reservation-fields.js';
 import type { TicketRecord } from './domain/ticket-fields.js';
 import { eventMessage, ticketMessage } from './messages.js';
 import { reservationMessage, scanMessage, type ScanValues } from './reservation-messages.js';
+import { orderMessage } from './order-messages.js';
+import type { OrderRecord } from './store/order-store.js';
 import type { Change } from './store/outbox-store.js';
 import { MOVES, type MoveName } from '../../lib/stock-moves.js';
 
@@ -34,6 +37,18 @@ export const reservationChange = (reservation: Omit<ReservationRecord, 'id'>, mo
   type: `reservation.${MOVES[move].event}`,
   companyId: reservation.company_id,
   data: resourceJson(RESERVATION_FIELDS, reservationMessage(reservation)),
+});
+
+/** The event of the move that brought an order where it is: one per order (its lines record none of their own). */
+export const orderChange = (order: OrderRecord, move: MoveName): Change => orderEvent(`order.${MOVES[move].event}`, order);
+
+/** A barcode's holder changed after the sale: the order with the new holder. */
+export const holderChange = (order: OrderRecord): Change => orderEvent('barcode.holder_changed', order);
+
+const orderEvent = (type: WebhookEventType, order: OrderRecord): Change => ({
+  type,
+  companyId: order.company_id,
+  data: resourceJson(ORDER_FIELDS, orderMessage(order)),
 });
 
 export const scanChange = (companyId: string, scan: ScanValues): Change => ({

@@ -10,6 +10,7 @@ import {
   type ListOrdersResponse,
   type MarkOrderPendingRequest,
   type ReleaseOrderRequest,
+  type SetBarcodeHolderRequest,
 } from '../../lib/gen/ticketing/v1/order.js';
 import { RpcError, type FieldViolation } from '../../lib/grpc/errors.js';
 import { newGuid } from '../../lib/ids.js';
@@ -19,16 +20,19 @@ import { counterDelta, MOVES, type MoveName } from '../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { refusingTakenCodes } from './taken-codes.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
+import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './domain/holder-rules.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './domain/reservation-rules.js';
 import { findInCompanies, notFound } from './find-in-companies.js';
 import type { IdempotentCreation } from './idempotent-creation.js';
-import { reservationMessage } from './reservation-messages.js';
+import { holderChange, orderChange } from './change-events.js';
+import { orderMessage } from './order-messages.js';
+import { recordChange } from './store/outbox-store.js';
 import { BARCODES_PER_PAGE, refuseUnlessOnSale, requireState, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import { storedGuid } from './request-guid.js';
 import { retryingDeadlocks } from './store/deadlocks.js';
 import type { OrderRecord, OrderStore } from './store/order-store.js';
-import { newReservation, type ReservationStore, type StockTicket } from './store/reservation-store.js';
+import { newReservation, type LineRecord, type ReservationStore, type StockTicket } from './store/reservation-store.js';
 import type { TicketBatcher } from './ticket-batcher.js';
 
 /** The ticket an order's move is batched by: its only ticket; an order of several tickets runs alone. */
@@ -40,23 +44,6 @@ const line = (i: number, field: string) => `lines[${i}].${field}`;
 function lineConflict(err: unknown, ticketGuid: string): unknown {
   if (!(err instanceof RpcError) || !err.details.reason) return err;
   return new RpcError(err.code, err.message, { ...err.details, reasonMetadata: { ...err.details.reasonMetadata, ticket_id: ticketGuid } });
-}
-
-/** The order as its message: state and expiry are its lines' (they always move together). */
-export function orderMessage(order: OrderRecord): Order {
-  const lines = order.lines.map(reservationMessage);
-  const updated = Math.max(order.created_at.getTime(), ...order.lines.map((l) => l.updated_at.getTime()));
-  return Order.fromPartial({
-    guid: order.guid,
-    company_id: order.company_id,
-    event_id: order.event_id,
-    channel: ORDER_CHANNELS.indexOf(order.channel) + 1,
-    state: lines[0]?.state,
-    expires_at: lines[0]?.expires_at,
-    lines: lines.map((l) => ({ ticket_id: l.ticket_id, amount: l.amount, barcodes: l.barcodes.map((code) => ({ code })) })),
-    created_at: order.created_at,
-    updated_at: new Date(updated),
-  });
 }
 
 /**
@@ -145,7 +132,7 @@ export class OrderService {
         }
         const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
-        const lines: ReservationRecord[] = [];
+        const lines: LineRecord[] = [];
         for (const [i, ticket] of lineTickets.entries()) {
           const amount = request.lines[i]!.amount;
           try {
@@ -155,12 +142,13 @@ export class OrderService {
           } catch (err) {
             throw lineConflict(err, ticket.guid);
           }
-          lines.push({ ...newReservation({ guid: newGuid(), ticket, amount, ttlSeconds: ttl, now }), id: 0 });
+          lines.push({ ...newReservation({ guid: newGuid(), ticket, amount, ttlSeconds: ttl, now }), id: 0, holders: [] });
         }
         const row = { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now };
         await this.orders.insert(trx, row);
         for (const record of lines) await this.stock.insert(trx, record, guid);
         order = { ...row, lines };
+        await recordChange(trx, orderChange(order, 'reserve'));
       };
       return {
         get result() {
@@ -229,7 +217,9 @@ export class OrderService {
             throw lineConflict(err, l.ticket_id);
           }
         }
-        return orderMessage((await this.orders.find(scope, found.guid, trx))!);
+        const moved = (await this.orders.find(scope, found.guid, trx))!;
+        await recordChange(trx, orderChange(moved, move));
+        return orderMessage(moved);
       }),
     );
   }
@@ -243,12 +233,15 @@ export class OrderService {
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
         apply: async (trx, ticket, current, i, now) => {
-          const sent = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id)?.barcodes ?? [];
-          const violations = checkBarcodes(ticket.barcode_type, sent, current.amount).map((v) => ({ ...v, field: line(i, v.field) }));
+          const sentLine = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id);
+          const sent = sentLine?.barcodes ?? [];
+          const issues = ticket.barcode_type === 'none' ? 0 : current.amount;
+          const named = checkHolders(sentLine?.holders ?? [], issues);
+          const violations = [...checkBarcodes(ticket.barcode_type, sent, current.amount), ...named.violations].map((v) => ({ ...v, field: line(i, v.field) }));
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
           const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
-          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.stock.insertBarcodes(trx, current, barcodes, now));
+          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.stock.insertBarcodes(trx, current, barcodes, now, named.holders));
         },
       }),
     );
@@ -256,5 +249,34 @@ export class OrderService {
 
   async release(caller: AuthenticatedCaller, request: ReleaseOrderRequest): Promise<Order> {
     return this.move(caller, request.guid, 'release');
+  }
+
+  /**
+   * Names or clears (unset) the holder of a barcode of the order (docs/orders.md "Holders"),
+   * under its ticket's lock so two changes of one barcode are one after the other. The same
+   * holder again is no change (no event); otherwise the ticket decides (holderChangeRefusal).
+   */
+  async setBarcodeHolder(caller: AuthenticatedCaller, request: SetBarcodeHolderRequest): Promise<Order> {
+    const found = await this.findOrder(caller, request.guid);
+    const sent = request.holder ? checkHolder('holder', request.holder) : { holder: null, violations: [] };
+    if (sent.violations.length) throw RpcError.invalidArgument(sent.violations);
+    const scope = [found.company_id];
+    return retryingDeadlocks(() =>
+      this.stock.transaction(async (trx) => {
+        const barcode = await this.stock.findOrderBarcode(trx, found.guid, request.code);
+        const ticket = barcode && (await this.stock.lockTicket(trx, scope, barcode.ticket_id, { includeDeleted: true }));
+        if (!ticket) throw notFound('Barcode', request.code);
+        const current = (await this.stock.findOrderBarcode(trx, found.guid, request.code))!;
+        const changed = !sameHolder(current.holder, sent.holder);
+        if (changed) {
+          const refusal = holderChangeRefusal(ticket, current.holder);
+          if (refusal) throw stockConflict('not_personalizable', refusal);
+          await this.stock.setHolder(trx, current.id, sent.holder);
+        }
+        const order = (await this.orders.find(scope, found.guid, trx))!;
+        if (changed) await recordChange(trx, holderChange(order));
+        return orderMessage(order);
+      }),
+    );
   }
 }

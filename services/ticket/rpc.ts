@@ -16,6 +16,7 @@ import type {
   MarkOrderPendingRequest,
   OrderServiceServer,
   ReleaseOrderRequest,
+  SetBarcodeHolderRequest,
 } from '../../lib/gen/ticketing/v1/order.js';
 import type {
   ConfirmReservationRequest,
@@ -148,6 +149,7 @@ export function orderRpcHandlers({ orders }: TicketServices, auth: AuthCheck, lo
     markOrderPending: handler('MarkOrderPending', (caller, req: MarkOrderPendingRequest) => orders.markPending(caller, req)),
     confirmOrder: handler('ConfirmOrder', (caller, req: ConfirmOrderRequest) => orders.confirm(caller, req)),
     releaseOrder: handler('ReleaseOrder', (caller, req: ReleaseOrderRequest) => orders.release(caller, req)),
+    setBarcodeHolder: handler('SetBarcodeHolder', (caller, req: SetBarcodeHolderRequest) => orders.setBarcodeHolder(caller, req)),
   };
 }
 

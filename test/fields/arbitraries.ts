@@ -22,6 +22,9 @@ function decimal(min: string, max: string): fc.Arbitrary<string> {
 /** Whole seconds between 1971 and 2099: every backend stores them exactly. */
 const storableDate = fc.integer({ min: 31_536_000, max: 4_102_444_799 }).map((seconds) => new Date(seconds * 1000));
 
+/** A nested object: a value for each of its members. */
+const nestedArbitrary = (fields: FieldTable) => fc.record(Object.fromEntries(Object.entries(fields).map(([field, def]) => [field, valueArbitrary(def)])));
+
 /** A value of the field as the service holds it (a record's value); `null` for a nullable field sometimes. */
 export function valueArbitrary(def: FieldDef): fc.Arbitrary<unknown> {
   const kind = def.kind;
@@ -43,6 +46,10 @@ export function valueArbitrary(def: FieldDef): fc.Arbitrary<unknown> {
         return fc.array(text(40), { maxLength: 4 });
       case 'enum':
         return fc.constantFrom(...kind.values);
+      case 'object':
+        return nestedArbitrary(kind.fields);
+      case 'object-list':
+        return fc.array(nestedArbitrary(kind.fields), { maxLength: 3 });
     }
   })();
   return def.nullable ? fc.option(value, { nil: null }) : value;

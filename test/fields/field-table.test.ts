@@ -48,11 +48,17 @@ const PROTO_TYPE: Record<FieldDef['kind']['type'], string> = {
   timestamp: 'google.protobuf.Timestamp',
   enum: 'enum',
   'text-list': 'string',
+  // A nested message of our own (its fields are a table of their own).
+  object: 'message',
+  'object-list': 'message',
 };
 
 function protoType(field: protobuf.Field): string {
   if (field.resolvedType instanceof protobuf.Enum) return 'enum';
-  if (field.resolvedType instanceof protobuf.Type) return field.resolvedType.fullName.replace(/^\./, '');
+  if (field.resolvedType instanceof protobuf.Type) {
+    const name = field.resolvedType.fullName.replace(/^\./, '');
+    return name.startsWith('google.protobuf.') ? name : 'message';
+  }
   return field.type;
 }
 
@@ -87,7 +93,7 @@ describe.each(resources)('$message', ({ resource, message, table, database, stor
     const field = type.fields[name]!;
     expect(field, name).toBeDefined();
     expect(protoType(field), name).toBe(PROTO_TYPE[def.kind.type]);
-    expect(field.repeated, `${name} repeated`).toBe(def.kind.type === 'text-list');
+    expect(field.repeated, `${name} repeated`).toBe(def.kind.type === 'text-list' || def.kind.type === 'object-list');
     // A repeated field has no presence in proto3: an empty list is "not sent" (the webhook's events).
     if ((def.nullable && def.kind.type !== 'enum') || (def.role === 'writable' && def.kind.type !== 'text-list')) expect(hasPresence(field), `${name} needs presence`).toBe(true);
     if (def.kind.type === 'enum') {

@@ -18,7 +18,8 @@ export interface Orders {
   create(event_id: string, lines: NewOrderLine[], options?: { ttl_seconds?: number; channel?: OrderChannel; request_id?: string }): Promise<Order>;
   get(guid: string): Promise<Order>;
   pending(guid: string, ttl_seconds?: number): Promise<Order>;
-  confirm(guid: string, lines?: ConfirmLine[]): Promise<Order>;
+  /** `holders` may be left out (none). */
+  confirm(guid: string, lines?: Array<Omit<ConfirmLine, 'holders'> & Partial<Pick<ConfirmLine, 'holders'>>>): Promise<Order>;
   release(guid: string): Promise<Order>;
 }
 
@@ -29,7 +30,7 @@ export function ordersOf(client: OrderServiceClient, who: Seller): Orders {
     create: (event_id, lines, options = {}) => grpcCall(client.createOrder.bind(client), { event_id, lines, request_id: '', ...options }, md()),
     get: (guid) => grpcCall(client.getOrder.bind(client), { guid }, md()),
     pending: (guid, ttl_seconds) => grpcCall(client.markOrderPending.bind(client), { guid, ttl_seconds }, md()),
-    confirm: (guid, lines = []) => grpcCall(client.confirmOrder.bind(client), { guid, lines }, md()),
+    confirm: (guid, lines = []) => grpcCall(client.confirmOrder.bind(client), { guid, lines: lines.map((line) => ({ holders: [], ...line })) }, md()),
     release: (guid) => grpcCall(client.releaseOrder.bind(client), { guid }, md()),
   };
 }

@@ -1,4 +1,5 @@
 import { INT32_MAX } from '../../../lib/fields/kinds.js';
+import { isEmail } from '../../../lib/fields/email.js';
 import { codePoints } from '../../../lib/fields/text-length.js';
 
 /** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
@@ -7,9 +8,11 @@ import { codePoints } from '../../../lib/fields/text-length.js';
 const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(10000, 0, 1);
 
-export function checkText(value: string, rule: { max?: number; notBlank?: boolean }): string | undefined {
+export function checkText(value: string, rule: { max?: number; notBlank?: boolean; format?: 'email' | 'url' }): string | undefined {
   if (rule.notBlank && value.trim() === '') return 'must not be blank';
   if (rule.max !== undefined && codePoints(value) > rule.max) return `must be at most ${rule.max} characters`;
+  // A URL's rules are the webhook targets' (lib/webhooks/targets.ts).
+  if (rule.format === 'email' && !isEmail(value)) return 'must be an e-mail address';
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { checkDecimal } from '../../../lib/fields/decimal.js';
-import type { FieldDef, ValueOfAny } from '../../../lib/fields/kinds.js';
+import type { FieldDef, FieldTable, NestedValue, ValueOfAny } from '../../../lib/fields/kinds.js';
+import type { FieldViolation } from '../../../lib/grpc/errors.js';
 import { fromMessageField } from '../../../lib/fields/messages.js';
 import { checkInteger, checkText, checkTimestamp, notInEnum } from './field-checks.js';
 
@@ -32,5 +33,25 @@ export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
       return problem(checkTimestamp(raw as Date), raw as Date);
     case 'text-list':
       return { value: raw as string[] };
+    case 'object': {
+      const [first] = nestedViolations(kind.fields, raw as NestedValue);
+      return first ? { error: `${first.field} ${first.description}` } : { value: raw as NestedValue };
+    }
+    case 'object-list': {
+      const items = raw as NestedValue[];
+      if (kind.maxItems !== undefined && items.length > kind.maxItems) return { error: `must hold at most ${kind.maxItems} items` };
+      const [first] = items.flatMap((item, i) => nestedViolations(kind.fields, item).map((v) => ({ ...v, field: `[${i}].${v.field}` })));
+      return first ? { error: `${first.field} ${first.description}` } : { value: items };
+    }
   }
+}
+
+/** The problems of a nested object's members by their rows, each named by its member (`email`); a required member that is unset is one. */
+export function nestedViolations(fields: FieldTable, value: NestedValue): FieldViolation[] {
+  return Object.entries(fields).flatMap(([field, def]) => {
+    const raw = value[field];
+    if ((raw === undefined || raw === null) && def.required) return [{ field, description: 'is required' }];
+    const checked = checkValue(def, raw);
+    return 'error' in checked ? [{ field, description: checked.error }] : [];
+  });
 }

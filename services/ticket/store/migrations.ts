@@ -1,5 +1,6 @@
 import { isMysql, utf8mb4, type Knex } from '../../../lib/db.js';
 import { barcodeBytesMigration } from './barcode-bytes-migration.js';
+import { barcodeHolderMigration } from './barcode-holder-migration.js';
 import { listIndexMigration } from './list-index-migration.js';
 import { ordersMigration } from './order-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
@@ -107,4 +108,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261126_001_webhook_claim_indexes': webhookClaimIndexMigration,
   '20261127_001_barcode_bytes': barcodeBytesMigration,
   '20261127_001_orders': ordersMigration,
+  '20261128_001_barcode_holders': barcodeHolderMigration,
 };

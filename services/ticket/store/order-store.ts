@@ -1,8 +1,7 @@
 import { fromDbTime, type Knex } from '../../../lib/db.js';
 import type { OrderChannel } from '../../../lib/fields/order.js';
 import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/reservation.js';
-import type { ReservationRecord } from '../domain/reservation-fields.js';
-import type { ReservationStore } from './reservation-store.js';
+import type { LineRecord, ReservationStore } from './reservation-store.js';
 import { dbTime } from './sql.js';
 
 export interface OrderRow {
@@ -15,7 +14,7 @@ export interface OrderRow {
 
 /** An order with its lines (reservations, in the order given). */
 export interface OrderRecord extends OrderRow {
-  lines: ReservationRecord[];
+  lines: LineRecord[];
 }
 
 /** The SQL of orders; the lines' stock SQL is the reservations' (reservation-store.ts). */
@@ -41,6 +40,11 @@ export class OrderStore {
     const row = (await db('orders').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Record<string, unknown> | undefined;
     if (!row) return undefined;
     return toOrder(row, await this.reservations.linesOf(row.guid as string, db));
+  }
+
+  /** Orders by guid, with their lines (in a transaction: as it sees them). */
+  async findMany(guids: readonly string[], db: Knex = this.db): Promise<OrderRecord[]> {
+    return readOrders(db, this.reservations, guids);
   }
 
   /** Every ticket of an event (deleted ones too: their lines still expire). */
@@ -70,7 +74,7 @@ export class OrderStore {
   }
 }
 
-function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): OrderRecord {
+export function toOrder(row: Record<string, unknown>, lines: LineRecord[]): OrderRecord {
   return {
     guid: row.guid as string,
     company_id: row.company_id as string,
@@ -79,4 +83,12 @@ function toOrder(row: Record<string, unknown>, lines: ReservationRecord[]): Orde
     created_at: fromDbTime(row.created_at as string)!,
     lines,
   };
+}
+
+/** Orders by guid with their lines, in the order of their creation. */
+export async function readOrders(db: Knex, reservations: ReservationStore, guids: readonly string[]): Promise<OrderRecord[]> {
+  if (guids.length === 0) return [];
+  const rows = (await db('orders').whereIn('guid', [...guids]).orderBy('id')) as Array<Record<string, unknown>>;
+  const lines = await reservations.linesOfOrders(rows.map((row) => row.guid as string), db);
+  return rows.map((row) => toOrder(row, lines.get(row.guid as string) ?? []));
 }

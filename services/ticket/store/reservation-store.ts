@@ -3,11 +3,13 @@ import { storedFields } from '../../../lib/fields/kinds.js';
 import { LIVE_STATES, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { holdsStock } from '../../../lib/fields/ticket.js';
+import type { Holder } from '../../../lib/fields/holder.js';
 import type { ReservationRecord } from '../domain/reservation-fields.js';
 import type { TicketRecord } from '../domain/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
-import { reservationChange } from '../change-events.js';
+import { orderChange, reservationChange } from '../change-events.js';
+import { readOrders } from './order-store.js';
 import { counterDelta, MOVES, sumDeltas, type Counter, type CounterDelta } from '../../../lib/stock-moves.js';
 import { recordChanges } from './outbox-store.js';
 
@@ -70,7 +72,7 @@ const BARCODE_BATCH = 100;
 
 /** The first MAX_UNITS_PER_ORDER barcodes of each reservation, in issue order (one reservation: a plain LIMIT; several: ranked per reservation). */
 async function firstBarcodes(db: Knex, reservationGuids: string[]): Promise<Raw[]> {
-  const columns = ['reservation_id', 'barcode'];
+  const columns = ['reservation_id', 'barcode', 'holder_name', 'holder_email'];
   if (reservationGuids.length === 1) {
     return (await db('barcodes').where('reservation_id', reservationGuids[0]!).orderBy('id').limit(MAX_UNITS_PER_ORDER).select(columns)) as Raw[];
   }
@@ -85,7 +87,42 @@ export interface BarcodeRow {
   barcode: string;
   ticket_id: string;
   reservation_id: string;
+  /** The order that sold it, or the reservation's own guid when it was sold alone. */
+  order_id: string;
+  holder: Holder | null;
   scanned_at: Date | null;
+}
+
+/** A reservation or order line with the holders of its barcodes (null: none named), in the barcodes' order. */
+export type LineRecord = ReservationRecord & { holders: Array<Holder | null> };
+
+/** The holder of a barcode row: both columns set, or none. */
+const holderOf = (row: Raw): Holder | null => (row.holder_name == null ? null : { name: row.holder_name as string, email: row.holder_email as string });
+
+const holderColumns = (holder: Holder | null) => ({ holder_name: holder?.name ?? null, holder_email: holder?.email ?? null });
+
+/** What a scan and a holder change read of a barcode: its reservation's order too. */
+const BARCODE_COLUMNS = [
+  'barcodes.id',
+  'barcodes.barcode',
+  'barcodes.ticket_id',
+  'barcodes.reservation_id',
+  'barcodes.scanned_at',
+  'barcodes.holder_name',
+  'barcodes.holder_email',
+  'reservations.order_id',
+];
+
+function toBarcodeRow(row: Raw): BarcodeRow {
+  return {
+    id: Number(row.id),
+    barcode: row.barcode as string,
+    ticket_id: row.ticket_id as string,
+    reservation_id: row.reservation_id as string,
+    order_id: (row.order_id as string | null) ?? (row.reservation_id as string),
+    holder: holderOf(row),
+    scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
+  };
 }
 
 /**
@@ -135,8 +172,13 @@ export class ReservationStore {
     const elsewhere = new Map<string, Raw[]>();
     for (const row of expiring.slice(due.length)) elsewhere.set(row.ticket_id as string, [...(elsewhere.get(row.ticket_id as string) ?? []), row]);
     for (const [ticketGuid, rows] of elsewhere) await trx('tickets').where('guid', ticketGuid).update(counterUpdate(trx, freed(rows)));
-    const expired = expiring.map((row) => ({ ...toReservation(row), state: to, updated_at: now }));
-    await recordChanges(trx, expired.map((reservation) => reservationChange(reservation, 'expire')));
+    // An order line is no reservation to the outside: its order records one order.expired for all its lines.
+    const alone = expiring.filter((row) => row.order_id === null || row.order_id === undefined);
+    const orderIds = [...new Set(expiring.map((row) => row.order_id).filter((id): id is string => typeof id === 'string'))];
+    await recordChanges(trx, [
+      ...alone.map((row) => reservationChange({ ...toReservation(row), state: to, updated_at: now }, 'expire')),
+      ...(await readOrders(trx, this, orderIds)).map((order) => orderChange(order, 'expire')),
+    ]);
     return expiring.length;
   }
 
@@ -207,14 +249,14 @@ export class ReservationStore {
     await trx('reservations').insert({ ...reservationRow(record), order_id: orderId });
   }
 
-  /** The lines of an order in the order they were given, with their barcodes. */
-  async linesOf(orderGuid: string, db: Knex = this.db): Promise<ReservationRecord[]> {
+  /** The lines of an order in the order they were given, with their barcodes and holders. */
+  async linesOf(orderGuid: string, db: Knex = this.db): Promise<LineRecord[]> {
     return (await this.linesOfOrders([orderGuid], db)).get(orderGuid) ?? [];
   }
 
   /** The lines of several orders in one read, by order guid, each in the order given. */
-  async linesOfOrders(orderGuids: readonly string[], db: Knex = this.db): Promise<Map<string, ReservationRecord[]>> {
-    const byOrder = new Map<string, ReservationRecord[]>();
+  async linesOfOrders(orderGuids: readonly string[], db: Knex = this.db): Promise<Map<string, LineRecord[]>> {
+    const byOrder = new Map<string, LineRecord[]>();
     if (!orderGuids.length) return byOrder;
     const rows = (await db('reservations').whereIn('order_id', [...orderGuids]).orderBy('id')) as Raw[];
     for (const [i, line] of (await this.withBarcodes(rows, db)).entries()) {
@@ -264,17 +306,16 @@ export class ReservationStore {
   }
 
   /** The rows with their barcodes, at most MAX_UNITS_PER_ORDER each (a reservation of before the limit may hold more: docs/stock-moves.md). */
-  private async withBarcodes(rows: Raw[], db: Knex): Promise<ReservationRecord[]> {
+  private async withBarcodes(rows: Raw[], db: Knex): Promise<LineRecord[]> {
     const confirmed = rows.filter((row) => row.state === 'confirmed').map((row) => row.guid as string);
-    const codes = new Map<string, string[]>();
+    const issued = new Map<string, Raw[]>();
     if (confirmed.length) {
-      for (const row of await firstBarcodes(db, confirmed)) {
-        const list = codes.get(row.reservation_id as string) ?? [];
-        list.push(row.barcode as string);
-        codes.set(row.reservation_id as string, list);
-      }
+      for (const row of await firstBarcodes(db, confirmed)) issued.set(row.reservation_id as string, [...(issued.get(row.reservation_id as string) ?? []), row]);
     }
-    return rows.map((row) => toReservation(row, codes.get(row.guid as string)));
+    return rows.map((row) => {
+      const barcodes = issued.get(row.guid as string) ?? [];
+      return { ...toReservation(row, barcodes.map((b) => b.barcode as string)), holders: barcodes.map(holderOf) };
+    });
   }
 
   /**
@@ -290,10 +331,11 @@ export class ReservationStore {
     return count === 1;
   }
 
-  /** Issues barcodes; a unique violation (a code taken within the event) aborts the transaction. */
-  async insertBarcodes(trx: Knex, reservation: ReservationRecord, barcodes: readonly string[], now: Date): Promise<void> {
+  /** Issues barcodes, the i-th with `holders[i]` (none when absent); a unique violation (a code taken within the event) aborts the transaction. */
+  async insertBarcodes(trx: Knex, reservation: ReservationRecord, barcodes: readonly string[], now: Date, holders: ReadonlyArray<Holder | null> = []): Promise<void> {
     if (barcodes.length === 0) return;
-    const rows = barcodes.map((barcode) => ({
+    const rows = barcodes.map((barcode, i) => ({
+      ...holderColumns(holders[i] ?? null),
       company_id: reservation.company_id,
       event_id: reservation.event_id,
       ticket_id: reservation.ticket_id,
@@ -313,19 +355,28 @@ export class ReservationStore {
   async findBarcode(companyIds: readonly string[], eventGuid: string, barcode: string, db: Knex = this.db): Promise<BarcodeRow | undefined> {
     const row = (await db('barcodes')
       .join('events', 'events.guid', 'barcodes.event_id')
+      .join('reservations', 'reservations.guid', 'barcodes.reservation_id')
       .whereIn('barcodes.company_id', [...companyIds])
       .where('barcodes.event_id', eventGuid)
       .where('barcodes.barcode', barcode)
       .whereNull('events.deleted_at')
-      .first('barcodes.id', 'barcodes.barcode', 'barcodes.ticket_id', 'barcodes.reservation_id', 'barcodes.scanned_at')) as Raw | undefined;
-    if (!row) return undefined;
-    return {
-      id: Number(row.id),
-      barcode: row.barcode as string,
-      ticket_id: row.ticket_id as string,
-      reservation_id: row.reservation_id as string,
-      scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
-    };
+      .first(...BARCODE_COLUMNS)) as Raw | undefined;
+    return row && toBarcodeRow(row);
+  }
+
+  /** A barcode of an order's lines (none before it is confirmed); `trx` to read it inside a change. */
+  async findOrderBarcode(db: Knex, orderGuid: string, barcode: string): Promise<BarcodeRow | undefined> {
+    const row = (await db('barcodes')
+      .join('reservations', 'reservations.guid', 'barcodes.reservation_id')
+      .where('reservations.order_id', orderGuid)
+      .where('barcodes.barcode', barcode)
+      .first(...BARCODE_COLUMNS)) as Raw | undefined;
+    return row && toBarcodeRow(row);
+  }
+
+  /** Names (or clears, null) the holder of a barcode. */
+  async setHolder(trx: Knex, barcodeId: number, holder: Holder | null): Promise<void> {
+    await trx('barcodes').where('id', barcodeId).update(holderColumns(holder));
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
+import { Holder } from "./holder.js";
 import { ReservationState, reservationStateFromJSON, reservationStateToJSON } from "./reservation.js";
 
 export const protobufPackage = "ticketing.v1";
@@ -62,12 +63,6 @@ export function orderChannelToJSON(object: OrderChannel): string {
     default:
       return "UNRECOGNIZED";
   }
-}
-
-/** Who may enter with a barcode. */
-export interface Holder {
-  name: string;
-  email: string;
 }
 
 export interface OrderBarcode {
@@ -151,6 +146,8 @@ export interface ConfirmLine {
   ticket_id: string;
   /** barcode_type `predefined`: exactly the line's amount of codes; otherwise none. */
   barcodes: string[];
+  /** One per barcode, in their order; fewer leave the rest without a holder, more are refused. */
+  holders: Holder[];
 }
 
 export interface ConfirmOrderRequest {
@@ -162,90 +159,14 @@ export interface ReleaseOrderRequest {
   guid: string;
 }
 
-function createBaseHolder(): Holder {
-  return { name: "", email: "" };
+export interface SetBarcodeHolderRequest {
+  /** GUID of the order. */
+  guid: string;
+  /** A barcode of one of its lines. */
+  code: string;
+  /** Unset: clear the holder. */
+  holder: Holder | undefined;
 }
-
-export const Holder: MessageFns<Holder> = {
-  encode(message: Holder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== "") {
-      writer.uint32(10).string(message.name);
-    }
-    if (message.email !== "") {
-      writer.uint32(18).string(message.email);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Holder {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHolder();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.name = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.email = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Holder {
-    return {
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      email: isSet(object.email) ? globalThis.String(object.email) : "",
-    };
-  },
-
-  toJSON(message: Holder): unknown {
-    const obj: any = {};
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.email !== "") {
-      obj.email = message.email;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Holder>, I>>(base?: I): Holder {
-    return Holder.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Holder>, I>>(object: I): Holder {
-    const message = createBaseHolder();
-    message.name = object.name ?? "";
-    message.email = object.email ?? "";
-    return message;
-  },
-};
 
 function createBaseOrderBarcode(): OrderBarcode {
   return { code: "", holder: undefined };
@@ -1279,7 +1200,7 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
 };
 
 function createBaseConfirmLine(): ConfirmLine {
-  return { ticket_id: "", barcodes: [] };
+  return { ticket_id: "", barcodes: [], holders: [] };
 }
 
 export const ConfirmLine: MessageFns<ConfirmLine> = {
@@ -1289,6 +1210,9 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
     }
     for (const v of message.barcodes) {
       writer.uint32(18).string(v!);
+    }
+    for (const v of message.holders) {
+      Holder.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1322,6 +1246,14 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
             message.barcodes.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holders.push(Holder.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1342,6 +1274,7 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
         ? globalThis.String(object.ticket_id)
         : "",
       barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      holders: globalThis.Array.isArray(object?.holders) ? object.holders.map((e: any) => Holder.fromJSON(e)) : [],
     };
   },
 
@@ -1353,6 +1286,9 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
     if (message.barcodes?.length) {
       obj.barcodes = message.barcodes;
     }
+    if (message.holders?.length) {
+      obj.holders = message.holders.map((e) => Holder.toJSON(e));
+    }
     return obj;
   },
 
@@ -1363,6 +1299,7 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
     const message = createBaseConfirmLine();
     message.ticket_id = object.ticket_id ?? "";
     message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.holders = object.holders?.map((e) => Holder.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1519,6 +1456,109 @@ export const ReleaseOrderRequest: MessageFns<ReleaseOrderRequest> = {
   },
 };
 
+function createBaseSetBarcodeHolderRequest(): SetBarcodeHolderRequest {
+  return { guid: "", code: "", holder: undefined };
+}
+
+export const SetBarcodeHolderRequest: MessageFns<SetBarcodeHolderRequest> = {
+  encode(message: SetBarcodeHolderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(10).string(message.guid);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.holder !== undefined) {
+      Holder.encode(message.holder, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetBarcodeHolderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetBarcodeHolderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.holder = Holder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetBarcodeHolderRequest {
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      holder: isSet(object.holder) ? Holder.fromJSON(object.holder) : undefined,
+    };
+  },
+
+  toJSON(message: SetBarcodeHolderRequest): unknown {
+    const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.holder !== undefined) {
+      obj.holder = Holder.toJSON(message.holder);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetBarcodeHolderRequest>, I>>(base?: I): SetBarcodeHolderRequest {
+    return SetBarcodeHolderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetBarcodeHolderRequest>, I>>(object: I): SetBarcodeHolderRequest {
+    const message = createBaseSetBarcodeHolderRequest();
+    message.guid = object.guid ?? "";
+    message.code = object.code ?? "";
+    message.holder = (object.holder !== undefined && object.holder !== null)
+      ? Holder.fromPartial(object.holder)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * OrderService: a cart of several tickets of one event, all or nothing (PRODUCT.md section
  * 12). Each line is held, paid, confirmed, released and expired as a reservation of its
@@ -1588,6 +1628,21 @@ export const OrderServiceService = {
     responseSerialize: (value: Order): Buffer => Buffer.from(Order.encode(value).finish()),
     responseDeserialize: (value: Buffer): Order => Order.decode(value),
   },
+  /**
+   * Names (or clears) who may enter with a barcode of a confirmed order: a first holder needs
+   * the ticket's late_personalization, a different one (or none) its swappable, else
+   * FAILED_PRECONDITION not_personalizable. The same holder again changes nothing.
+   */
+  setBarcodeHolder: {
+    path: "/ticketing.v1.OrderService/SetBarcodeHolder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetBarcodeHolderRequest): Buffer =>
+      Buffer.from(SetBarcodeHolderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetBarcodeHolderRequest => SetBarcodeHolderRequest.decode(value),
+    responseSerialize: (value: Order): Buffer => Buffer.from(Order.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Order => Order.decode(value),
+  },
 } as const;
 
 export interface OrderServiceServer extends UntypedServiceImplementation {
@@ -1602,6 +1657,12 @@ export interface OrderServiceServer extends UntypedServiceImplementation {
   confirmOrder: handleUnaryCall<ConfirmOrderRequest, Order>;
   /** reserved or pending -> released for all lines. */
   releaseOrder: handleUnaryCall<ReleaseOrderRequest, Order>;
+  /**
+   * Names (or clears) who may enter with a barcode of a confirmed order: a first holder needs
+   * the ticket's late_personalization, a different one (or none) its swappable, else
+   * FAILED_PRECONDITION not_personalizable. The same holder again changes nothing.
+   */
+  setBarcodeHolder: handleUnaryCall<SetBarcodeHolderRequest, Order>;
 }
 
 export interface OrderServiceClient extends Client {
@@ -1693,6 +1754,26 @@ export interface OrderServiceClient extends Client {
   ): ClientUnaryCall;
   releaseOrder(
     request: ReleaseOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  /**
+   * Names (or clears) who may enter with a barcode of a confirmed order: a first holder needs
+   * the ticket's late_personalization, a different one (or none) its swappable, else
+   * FAILED_PRECONDITION not_personalizable. The same holder again changes nothing.
+   */
+  setBarcodeHolder(
+    request: SetBarcodeHolderRequest,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  setBarcodeHolder(
+    request: SetBarcodeHolderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  setBarcodeHolder(
+    request: SetBarcodeHolderRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Order) => void,

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
+import { Holder } from "./holder.js";
 
 export const protobufPackage = "ticketing.v1";
 
@@ -176,7 +177,13 @@ export interface Scan {
   barcode: string;
   ticket_id: string;
   reservation_id: string;
-  scanned_at: Date | undefined;
+  scanned_at:
+    | Date
+    | undefined;
+  /** The order that sold it, or the reservation's own guid when it was sold as one. */
+  order_id: string;
+  /** Who may enter with it; unset when none is named. */
+  holder: Holder | undefined;
 }
 
 function createBaseReservation(): Reservation {
@@ -1380,7 +1387,7 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
 };
 
 function createBaseScan(): Scan {
-  return { barcode: "", ticket_id: "", reservation_id: "", scanned_at: undefined };
+  return { barcode: "", ticket_id: "", reservation_id: "", scanned_at: undefined, order_id: "", holder: undefined };
 }
 
 export const Scan: MessageFns<Scan> = {
@@ -1396,6 +1403,12 @@ export const Scan: MessageFns<Scan> = {
     }
     if (message.scanned_at !== undefined) {
       Timestamp.encode(toTimestamp(message.scanned_at), writer.uint32(34).fork()).join();
+    }
+    if (message.order_id !== "") {
+      writer.uint32(42).string(message.order_id);
+    }
+    if (message.holder !== undefined) {
+      Holder.encode(message.holder, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1445,6 +1458,22 @@ export const Scan: MessageFns<Scan> = {
             message.scanned_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.order_id = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.holder = Holder.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1475,6 +1504,12 @@ export const Scan: MessageFns<Scan> = {
         : isSet(object.scanned_at)
         ? fromJsonTimestamp(object.scanned_at)
         : undefined,
+      order_id: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      holder: isSet(object.holder) ? Holder.fromJSON(object.holder) : undefined,
     };
   },
 
@@ -1492,6 +1527,12 @@ export const Scan: MessageFns<Scan> = {
     if (message.scanned_at !== undefined) {
       obj.scannedAt = message.scanned_at.toISOString();
     }
+    if (message.order_id !== "") {
+      obj.orderId = message.order_id;
+    }
+    if (message.holder !== undefined) {
+      obj.holder = Holder.toJSON(message.holder);
+    }
     return obj;
   },
 
@@ -1504,6 +1545,10 @@ export const Scan: MessageFns<Scan> = {
     message.ticket_id = object.ticket_id ?? "";
     message.reservation_id = object.reservation_id ?? "";
     message.scanned_at = object.scanned_at ?? undefined;
+    message.order_id = object.order_id ?? "";
+    message.holder = (object.holder !== undefined && object.holder !== null)
+      ? Holder.fromPartial(object.holder)
+      : undefined;
     return message;
   },
 };
