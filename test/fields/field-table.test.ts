@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { EVENT } from '../../lib/fields/event.js';
 import { columnOf, storedFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
+import { ORDER, ORDER_BARCODE_FIELDS, ORDER_LINE_FIELDS } from '../../lib/fields/order.js';
 import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
@@ -23,6 +24,10 @@ const resources: Array<{ resource: Resource; message: string; file: string; tabl
   { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
   { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id', 'order_id'] },
   { resource: SCAN, message: 'ticketing.v1.Scan', file: 'ticketing/v1/reservation.proto', database: 'ticket', storeOnly: [] },
+  // The order's own row holds only some of its fields (its state and expiry are its lines'): the message only.
+  { resource: ORDER, message: 'ticketing.v1.Order', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
+  { resource: { noun: 'order line', fields: ORDER_LINE_FIELDS, orderRules: [] }, message: 'ticketing.v1.OrderLine', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
+  { resource: { noun: 'barcode', fields: ORDER_BARCODE_FIELDS, orderRules: [] }, message: 'ticketing.v1.OrderBarcode', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: WEBHOOK, message: 'ticketing.v1.Webhook', file: 'ticketing/v1/webhook.proto', table: 'webhook_endpoints', database: 'ticket', storeOnly: ['id', 'version', 'deleted_at'] },
   { resource: DELIVERY, message: 'ticketing.v1.Delivery', file: 'ticketing/v1/webhook.proto', database: 'ticket', storeOnly: [] },
   { resource: USER, message: 'auth.v1.User', file: 'auth/v1/auth.proto', table: 'users', database: 'auth', storeOnly: ['password_hash'], primaryKey: 'guid' },
