@@ -271,7 +271,7 @@ export class OrderService {
         if (changed) {
           const refusal = holderChangeRefusal(ticket, current.holder);
           if (refusal) throw stockConflict('not_personalizable', refusal);
-          await this.stock.setHolder(trx, current.id, sent.holder);
+          await this.stock.setHolder(trx, current, sent.holder, new Date());
         }
         const order = (await this.orders.find(scope, found.guid, trx))!;
         if (changed) await recordChange(trx, holderChange(order));

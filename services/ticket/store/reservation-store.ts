@@ -374,9 +374,10 @@ export class ReservationStore {
     return row && toBarcodeRow(row);
   }
 
-  /** Names (or clears, null) the holder of a barcode. */
-  async setHolder(trx: Knex, barcodeId: number, holder: Holder | null): Promise<void> {
-    await trx('barcodes').where('id', barcodeId).update(holderColumns(holder));
+  /** Names (or clears, null) the holder of a barcode; its line's updated_at (the order's) becomes `now`. */
+  async setHolder(trx: Knex, barcode: BarcodeRow, holder: Holder | null, now: Date): Promise<void> {
+    await trx('barcodes').where('id', barcode.id).update(holderColumns(holder));
+    await trx('reservations').where('guid', barcode.reservation_id).update(reservationRow({ updated_at: now }));
   }
 
   /**
