@@ -63,26 +63,23 @@ import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhook-service.js';
-import { batcherOf } from './ticket-batcher.js';
+import { TicketBatcher } from './ticket-batcher.js';
 import { withCallDeadline } from './call-deadline.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
-function services(db: Knex) {
-  const batcher = batcherOf(db);
+/** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep, the batcher among them). */
+export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number }) {
+  const batcher = new TicketBatcher(db, { queueMax: options.moveQueueMax });
   const creations = new IdempotentCreation(db, new IdempotencyStore(db), batcher);
   const events = new EventService(new EventStore(db), creations);
   const stock = new ReservationStore(db);
   const reservations = new ReservationService(stock, creations, batcher);
   const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations, batcher);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
-  return { creations, events, reservations, orders, tickets: new TicketService(ticketStore, events, creations) };
-}
-
-/** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep). */
-export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean }) {
-  const shared = services(db);
-  return { ...shared, webhooks: new WebhookService(new WebhookStore(db), shared.creations, options.allowPrivateTargets) };
+  const tickets = new TicketService(ticketStore, events, creations);
+  const webhooks = new WebhookService(new WebhookStore(db), creations, options.allowPrivateTargets);
+  return { batcher, events, reservations, orders, tickets, webhooks };
 }
 
 export type TicketServices = ReturnType<typeof ticketServices>;

@@ -14,7 +14,7 @@ import { startExpirySweeper } from './expiry-sweeper.js';
 import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
-import { batcherOf } from './ticket-batcher.js';
+import type { TicketBatcher } from './ticket-batcher.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
@@ -22,6 +22,8 @@ export interface RunningTicketService {
   db: Knex;
   /** How callers are checked (its revocation watch tells whether checks are local now). */
   auth: AuthCheck;
+  /** The stock moves' batcher (its test seam: beforeCommit). */
+  batcher: TicketBatcher;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -39,7 +41,6 @@ export async function startTicketService(config: Config, logger: Logger): Promis
   const db = openTicketDatabase(config, logger);
   await migrateAndReport(db, 'ticket', logger);
   observePool('ticket', db);
-  batcherOf(db, { queueMax: config.STOCK_MOVE_QUEUE_MAX });
   const auth = new AuthCheck(config.authGrpcAddress, {
     deadlineMs: Math.min(config.GRPC_DEADLINE_MS, 3000),
     local: config.EDGE_AUTH,
@@ -48,7 +49,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     logger,
   });
 
-  const services = ticketServices(db, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  const services = ticketServices(db, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, moveQueueMax: config.STOCK_MOVE_QUEUE_MAX });
   const server = await serveGrpc({
     host: config.BIND_HOST,
     port: config.TICKET_GRPC_PORT,
@@ -69,6 +70,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     port: server.port,
     db,
     auth,
+    batcher: services.batcher,
     async shutdown(graceMs) {
       sweeper.stop();
       await server.shutdown(graceMs);

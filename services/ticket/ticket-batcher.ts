@@ -182,12 +182,3 @@ export class TicketBatcher {
 }
 
 const tooLate = () => RpcError.unavailable('The move waited past its deadline behind other moves of the ticket; try again shortly.');
-
-const batchers = new WeakMap<Knex, TicketBatcher>();
-
-/** The one batcher of a database pool in this process (every service object of the pool shares it); `options` count at its creation. */
-export function batcherOf(db: Knex, options?: BatcherOptions): TicketBatcher {
-  let batcher = batchers.get(db);
-  if (!batcher) batchers.set(db, (batcher = new TicketBatcher(db, options)));
-  return batcher;
-}

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
-import { batcherOf, TicketBatcher } from '../../services/ticket/ticket-batcher.js';
+import { TicketBatcher } from '../../services/ticket/ticket-batcher.js';
 import { problemFromGrpc } from '../../gateway/problem.js';
 import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
 import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
@@ -36,7 +36,7 @@ afterAll(async () => {
   await suite?.stop();
 });
 
-const batcher = () => batcherOf(stack.running.ticket.db);
+const batcher = () => stack.running.ticket.batcher;
 
 afterEach(() => {
   batcher().beforeCommit = undefined;
