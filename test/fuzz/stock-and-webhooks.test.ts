@@ -30,7 +30,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 /** Bounds each property under a loaded machine; runs done by then count, the rest are skipped. */
 const TIME_LIMIT_MS = 30_000;
 
-type Kind = 'ticket' | 'reservation' | 'event' | 'webhook' | 'order';
+type Kind = 'ticket' | 'reservation' | 'event' | 'webhook' | 'order' | 'code';
 type Fields = Record<string, fc.Arbitrary<unknown>>;
 
 interface Route {
@@ -57,7 +57,11 @@ const webhookFields: Fields = {
 /** `{ticket}` in a body is one of the fuzzer's tickets when sent (concrete()); most lines name one. */
 const orderLine = fc.record({ ticket_id: fc.oneof({ weight: 8, arbitrary: fc.constant('{ticket}') }, { weight: 1, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }), amount: fc.integer({ min: -1, max: 12 }) }, { requiredKeys: [] });
 const orderLines = fc.array(orderLine, { maxLength: 4 });
+const holder = fc.oneof(fc.constant(null), fc.record({ name: fc.string({ maxLength: 210 }), email: fc.oneof(fc.emailAddress(), fc.string({ maxLength: 20 })) }, { requiredKeys: [] }));
 const barcode = fc.oneof(fc.stringMatching(/^[A-Z0-9-]{4,12}$/), fc.string({ maxLength: 70 }), fc.constantFrom('ABCD ', ' ABCD', ''));
+
+/** The barcodes of an order as REST answers it. */
+const codesOf = (order: { lines?: Array<{ barcodes?: Array<{ code: string }> }> }) => (order.lines ?? []).flatMap((line) => (line.barcodes ?? []).map((b) => b.code));
 
 /** Every route fuzzed here; adding one is one line. */
 const ROUTES: Route[] = [
@@ -75,6 +79,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/order/{order}/pending', body: { ttl_seconds: fc.integer({ min: -1, max: 4000 }) } },
   { method: 'POST', path: '/order/{order}/confirm', body: { lines: fc.array(fc.record({ ticket_id: fc.constant('{ticket}'), barcodes: fc.array(barcode, { maxLength: 3 }) }), { maxLength: 2 }) } },
   { method: 'POST', path: '/order/{order}/release' },
+  { method: 'PUT', path: '/order/{order}/barcodes/{code}', body: { holder } },
   { method: 'POST', path: '/webhooks', body: webhookFields, weight: 3 },
   { method: 'GET', path: '/webhooks' },
   { method: 'GET', path: '/webhooks/{webhook}' },
@@ -104,10 +109,12 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
   let fuzzer: Account;
   let validator: OpenApiValidator;
   /** The fuzzer's ids by kind, growing as its creations succeed; the owner's are never its own. */
-  const own: Record<Kind, string[]> = { ticket: [], reservation: [], event: [], webhook: [], order: [] };
+  const own: Record<Kind, string[]> = { ticket: [], reservation: [], event: [], webhook: [], order: [], code: [] };
   const others: string[] = [];
   let ownerTicket: string;
   let ownerBefore: unknown;
+  /** The orders the setup made: the fuzzer's own come after them. */
+  let seededOrders = 0;
 
   const post = async (who: Account, path: string, json: Record<string, unknown>) => {
     const res = await request(`${stack.baseUrl}${path}`, { method: 'POST', headers: bearer(who.accessToken), json });
@@ -126,11 +133,19 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
     const event = await post(fuzzer, '/event', { name: 'fuzz event' });
     own.event.push(event);
     for (const barcode_type of ['generate', 'predefined', 'none']) {
-      const fields = { name: `fuzz ${barcode_type}`, vat_percentage: 21, available_stock: 40, barcode_type, max_orderable_amount_per_order: 10 };
+      const personal = barcode_type === 'generate';
+      const fields = { name: `fuzz ${barcode_type}`, vat_percentage: 21, available_stock: 40, barcode_type, max_orderable_amount_per_order: 10, late_personalization: personal, swappable: personal };
       own.ticket.push(await post(fuzzer, `/event/${event}/ticket`, fields));
     }
     own.reservation.push(await post(fuzzer, `/ticket/${own.ticket[0]}/reservations`, { amount: 2 }));
     own.order.push(await post(fuzzer, `/event/${event}/orders`, { lines: [{ ticket_id: own.ticket[0], amount: 1 }, { ticket_id: own.ticket[1], amount: 1 }] }));
+    // A sold order, so that the holder route has barcodes of the fuzzer's to name (`{code}`).
+    const sold = await post(fuzzer, `/event/${event}/orders`, { lines: [{ ticket_id: own.ticket[0], amount: 2 }] });
+    own.order.push(sold);
+    const confirmed = await request(`${stack.baseUrl}/order/${sold}/confirm`, { method: 'POST', headers: bearer(fuzzer.accessToken), json: {} });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    own.code.push(...codesOf(confirmed.body));
+    seededOrders = own.order.length;
     own.webhook.push(await post(fuzzer, '/webhooks', { url: 'https://hooks.example.com/fuzz', events: ['*'] }));
     const ownerEvent = await post(owner, '/event', { name: 'owner event' });
     ownerTicket = await post(owner, `/event/${ownerEvent}/ticket`, { name: 'owner ticket', vat_percentage: 21, available_stock: 10 });
@@ -267,8 +282,9 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
     await expectCountersEqualSums(shown);
   };
 
-  /** A creation that succeeded adds its id to the fuzzer's pool of that kind. */
+  /** A creation that succeeded adds its id to the fuzzer's pool of that kind; a confirmed order, its barcodes. */
   const remember = (req: FuzzRequest, res: RawResponse) => {
+    if (res.status === 200 && req.method === 'POST' && /^\/order\/[^/]+\/confirm/.test(req.path)) own.code.push(...codesOf(JSON.parse(res.body)));
     if (res.status !== 201 || req.method !== 'POST') return;
     const guid = (JSON.parse(res.body) as { guid?: string }).guid;
     if (!guid) return;
@@ -288,7 +304,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
       { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
 
-  it('stock moves and orders: reserve, order, list, read, pending, confirm, release, scan', async () => {
+  it('stock moves and orders: reserve, order, list, read, pending, confirm, release, scan, holders', async () => {
     await run(STOCK_ROUTES);
   }, 90_000);
 
@@ -300,7 +316,7 @@ describe(`stock-move and webhook fuzzing (FUZZ_SEED=${SEED})`, () => {
     const seen = Object.fromEntries(statuses);
     for (const status of [200, 201, 202, 409, 422]) expect(statuses.get(status) ?? 0, `status ${status} in ${JSON.stringify(seen)}`).toBeGreaterThan(0);
     expect(own.reservation.length, 'the fuzzer made reservations of its own').toBeGreaterThan(1);
-    expect(own.order.length, 'the fuzzer made orders of its own').toBeGreaterThan(1);
+    expect(own.order.length, 'the fuzzer made orders of its own').toBeGreaterThan(seededOrders);
     for (const ticket of own.ticket) await expectInvariant({ stack, token: fuzzer.accessToken }, db, ticket);
     expect(await readOwnerTicket()).toEqual(ownerBefore);
   });
