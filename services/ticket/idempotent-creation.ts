@@ -3,6 +3,7 @@ import type { AuthenticatedCaller } from './auth-check.js';
 import { checkIdempotencyKey, IDEMPOTENCY_TTL_MS, keyReused, requestHash } from './domain/idempotency.js';
 import type { IdempotencyStore } from './store/idempotency-store.js';
 import type { TicketBatcher } from './ticket-batcher.js';
+import type { MoveDraft } from './store/stock-batch.js';
 
 /** Encodes and decodes a response message (the ts-proto MessageFns of it). */
 export interface Codec<M> {
@@ -10,13 +11,21 @@ export interface Codec<M> {
   decode(bytes: Uint8Array): M;
 }
 
-/** A checked creation, ready to be written. */
-export interface PreparedCreation<M> {
-  result: M;
-  write(trx: Knex): Promise<void>;
-  /** The one ticket whose stock the creation moves: it is batched with that ticket's other moves. */
-  ticketGuid?: string;
-}
+/** A checked creation, ready to be written: statement by statement, or (a stock move of one ticket) planned with that ticket's batch. */
+export type PreparedCreation<M> =
+  | {
+      result: M;
+      write(trx: Knex): Promise<void>;
+      /** The one ticket whose stock the creation moves, if one: it is batched with that ticket's other moves. */
+      ticketGuid?: string;
+    }
+  | {
+      result: M;
+      /** The ticket whose stock the creation takes: it is batched with that ticket's other moves. */
+      ticketGuid: string;
+      /** Checks the creation under the ticket's lock and stages its writes (ticket-batcher.ts PlannedMove). */
+      plan(draft: MoveDraft): void;
+    };
 
 export interface CreationRequest<M> {
   caller: AuthenticatedCaller;
@@ -42,8 +51,20 @@ export class IdempotentCreation {
     private readonly batcher?: TicketBatcher,
   ) {}
 
-  /** The creation's transaction (with its idempotency record): a stock move's is batched by its ticket. */
-  private transaction(prepared: PreparedCreation<unknown>, work: (trx: Knex) => Promise<void>): Promise<void> {
+  /** Writes the creation and, with a request id, its remembered result: a stock move in its ticket's batch, anything else in a transaction of its own. */
+  private write(prepared: PreparedCreation<unknown>, remembered?: () => Record<string, unknown>): Promise<void> {
+    if ('plan' in prepared) {
+      if (!this.batcher) throw new Error('a planned creation needs the ticket batcher');
+      const plan = (draft: MoveDraft) => {
+        prepared.plan(draft);
+        if (remembered) draft.insert('idempotency_keys', remembered());
+      };
+      return this.batcher.plan(prepared.ticketGuid, { plan }, { takesStock: true });
+    }
+    const work = async (trx: Knex) => {
+      await prepared.write(trx);
+      if (remembered) await this.store.insertRow(trx, remembered());
+    };
     if (this.batcher && prepared.ticketGuid) return this.batcher.transaction(prepared.ticketGuid, work, { takesStock: true });
     return this.db.transaction(work);
   }
@@ -51,7 +72,7 @@ export class IdempotentCreation {
   async run<M>(request: CreationRequest<M>, prepare: () => Promise<PreparedCreation<M>>): Promise<M> {
     if (request.requestId === '') {
       const prepared = await prepare();
-      await this.transaction(prepared, (trx) => prepared.write(trx));
+      await this.write(prepared);
       return prepared.result;
     }
     checkIdempotencyKey(request.requestId);
@@ -67,10 +88,8 @@ export class IdempotentCreation {
     if (stored) return replay(stored);
     const prepared = await prepare();
     try {
-      await this.transaction(prepared, async (trx) => {
-        await prepared.write(trx);
-        await this.store.insert(trx, id, hash, request.codec.encode(prepared.result).finish(), new Date());
-      });
+      // The result is read after the write: a creation may know it only then.
+      await this.write(prepared, () => this.store.row(id, hash, request.codec.encode(prepared.result).finish(), new Date()));
       return prepared.result;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

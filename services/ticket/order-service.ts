@@ -1,4 +1,4 @@
-import { status } from '@grpc/grpc-js';
+import { changedMeanwhile } from './write-conflicts.js';
 import type { Knex } from '../../lib/db.js';
 import { ORDER_CHANNELS, ORDER_LINES, MAX_UNITS, type OrderChannel } from '../../lib/fields/order.js';
 import { isDue, PENDING_FIELDS, RESERVE_FIELDS } from '../../lib/fields/reservation.js';
@@ -208,7 +208,7 @@ export class OrderService {
           const ticket = tickets.get(l.ticket_id);
           if (!ticket) throw notFound('Order', guid);
           if (!(await this.stock.changeState(trx, l.guid, l.state, to, options.ttlSeconds ?? null, now))) {
-            throw new RpcError(status.ABORTED, 'The order changed meanwhile; try again.');
+            throw changedMeanwhile('order');
           }
           await this.stock.moveCounters(trx, ticket, counterDelta(l.state, to, l.amount));
           try {

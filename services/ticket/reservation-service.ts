@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { isUniqueViolation, type Knex } from '../../lib/db.js';
+import { isUniqueViolation } from '../../lib/db.js';
 import {
   ReserveTicketRequest,
   Reservation,
@@ -22,7 +21,6 @@ import { insufficientStock, stockConflict } from '../../lib/stock-conflicts.js';
 import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../lib/stock-moves.js';
 import { formatTimestamp } from '../../lib/time.js';
 import { notInEnum } from './domain/field-checks.js';
-import { refusingTakenCodes } from './taken-codes.js';
 import type { AuthenticatedCaller } from './auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from './domain/paging.js';
 import type { ReservationRecord } from './domain/reservation-fields.js';
@@ -36,6 +34,7 @@ import { newReservation, type ReservationStore, type StockTicket } from './store
 import { reservationChange, scanChange } from './change-events.js';
 import { recordChange } from './store/outbox-store.js';
 import type { TicketBatcher } from './ticket-batcher.js';
+import type { MoveDraft } from './store/stock-batch.js';
 
 /** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
 export function stateFilter(state: number | undefined): ReservationState | undefined {
@@ -122,18 +121,18 @@ export class ReservationService {
       if (violations.length) throw RpcError.invalidArgument(violations);
       const now = new Date();
       const record = newReservation({ guid: newGuid(), ticket, amount: request.amount, ttlSeconds: ttl.value, now });
-      const write = async (trx: Knex) => {
-        const locked = await this.store.lockTicket(trx, caller.companyIds, ticket.guid);
+      const plan = (draft: MoveDraft) => {
+        const locked = draft.ticket(caller.companyIds);
         if (!locked) throw notFound('Ticket', request.ticket_id);
-        await this.store.expireDue(trx, locked, now);
         refuseUnlessOnSale(locked, now);
         const amountViolations = checkAmount(request.amount, locked);
         if (amountViolations.length) throw RpcError.invalidArgument(amountViolations);
-        if (!(await this.store.take(trx, locked, request.amount))) throw insufficientStock(remainingStock(locked));
-        await this.store.insert(trx, record);
-        await recordChange(trx, reservationChange(record, 'reserve'));
+        if (remainingStock(locked) < request.amount) throw insufficientStock(remainingStock(locked));
+        draft.moveCounters(counterDelta(null, MOVES.reserve.to, request.amount));
+        draft.insertReservation(record);
+        draft.record(reservationChange(record, 'reserve'));
       };
-      return { result: reservationMessage(record), write, ticketGuid: ticket.guid };
+      return { result: reservationMessage(record), plan, ticketGuid: ticket.guid };
     };
     const sameRequest = ReserveTicketRequest.encode({ ...request, ticket_id: storedGuid(request.ticket_id) ?? request.ticket_id, request_id: '' }).finish();
     return retryingDeadlocks(() =>
@@ -174,40 +173,39 @@ export class ReservationService {
   }
 
   /**
-   * One move of an existing reservation (a row of MOVES): in one transaction, the ticket is
-   * locked, its due reservations expire, the current state is checked against the move's
-   * `from`, `apply` does what the move does besides (barcodes), and the reservation and the
-   * ticket's counters move together.
+   * One move of an existing reservation (a row of MOVES), planned with its ticket's batch
+   * (ticket-batcher.ts): under the ticket's lock, with its due reservations expired, the
+   * current state is checked against the move's `from`, `apply` checks and issues what the
+   * move does besides (barcodes), and the reservation and the ticket's counters move together.
    */
   private async move(
     caller: AuthenticatedCaller,
     guid: string,
     move: Exclude<MoveName, 'reserve' | 'expire'>,
-    options: { ttlSeconds?: number; violations?: FieldViolation[]; apply?: (trx: Knex, ticket: StockTicket, current: ReservationRecord, now: Date) => Promise<void> } = {},
+    options: {
+      ttlSeconds?: number;
+      violations?: FieldViolation[];
+      apply?: (draft: MoveDraft, ticket: StockTicket, moved: ReservationRecord) => ReservationRecord;
+      onTaken?: () => Error;
+    } = {},
   ): Promise<Reservation> {
     const found = await this.findReservation(caller, guid);
     const scope = [found.company_id];
-    return retryingDeadlocks(() =>
-      this.batcher.transaction(found.ticket_id, async (trx) => {
-        const now = new Date();
-        const ticket = await this.store.lockTicket(trx, scope, found.ticket_id, { includeDeleted: true });
-        if (!ticket) throw notFound('Reservation', guid);
-        await this.store.expireDue(trx, ticket, now);
-        const current = (await this.store.find(scope, found.guid, trx))!;
-        if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-        requireState(current, move);
-        const to = MOVES[move].to;
-        if (!(await this.store.changeState(trx, current.guid, current.state, to, options.ttlSeconds ?? null, now))) {
-          throw new RpcError(status.ABORTED, 'The reservation changed meanwhile; try again.');
-        }
-        await this.store.moveCounters(trx, ticket, counterDelta(current.state, to, current.amount));
-        // A refusal here (a barcode's 422 or 409) rolls the whole move back.
-        await options.apply?.(trx, ticket, current, now);
-        const moved = (await this.store.find(scope, found.guid, trx))!;
-        await recordChange(trx, reservationChange(moved, move));
-        return reservationMessage(moved);
-      }),
-    );
+    const plan = (draft: MoveDraft) => {
+      const ticket = draft.ticket(scope, { includeDeleted: true });
+      const current = draft.reservation(scope, found.guid);
+      if (!ticket || !current) throw notFound('Reservation', guid);
+      if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
+      requireState(current, move);
+      const to = MOVES[move].to;
+      draft.moveCounters(counterDelta(current.state, to, current.amount));
+      const changed = draft.changeState(current, to, options.ttlSeconds ?? null);
+      // A refusal here (a barcode's 422) refuses the whole move.
+      const moved = options.apply ? options.apply(draft, ticket, changed) : changed;
+      draft.record(reservationChange(moved, move));
+      return reservationMessage(moved);
+    };
+    return retryingDeadlocks(() => this.batcher.plan(found.ticket_id, { reads: [found.guid], plan, onTaken: options.onTaken }));
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
@@ -218,13 +216,14 @@ export class ReservationService {
   async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
-        apply: async (trx, ticket, current, now) => {
-          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, current.amount);
+        apply: (draft, ticket, moved) => {
+          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, moved.amount);
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
-          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.store.insertBarcodes(trx, current, barcodes, now));
+          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: moved.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
+          return draft.insertBarcodes(moved, barcodes);
         },
+        onTaken: request.barcodes.length > 0 ? () => stockConflict('barcode_taken') : undefined,
       }),
     );
   }

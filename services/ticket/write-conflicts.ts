@@ -14,6 +14,11 @@ function tooMuchContention(what: string): RpcError {
   return new RpcError(status.ABORTED, `The ${what} kept changing while it was being updated; try again.`);
 }
 
+/** A move's row changed between the check and the write (only an order expiring from another ticket's move can do that). */
+export function changedMeanwhile(what: string): RpcError {
+  return new RpcError(status.ABORTED, `The ${what} changed meanwhile; try again.`);
+}
+
 /**
  * The If-Match (the request's etag) of a write against the current state: the version the
  * write must still find (undefined: unconditional), or FAILED_PRECONDITION when stale.

@@ -28,15 +28,20 @@ export class IdempotencyStore {
     };
   }
 
-  /** Inside the creation's transaction: a unique violation means another request with the same key won. */
-  async insert(trx: Knex, id: IdempotencyKey, requestHash: string, response: Uint8Array, now: Date): Promise<void> {
-    await trx('idempotency_keys').insert({
+  /** The stored form of a first result (written in the creation's transaction, or with its stock batch). */
+  row(id: IdempotencyKey, requestHash: string, response: Uint8Array, now: Date): Record<string, unknown> {
+    return {
       user_id: id.userId,
       scope: id.scope,
       idempotency_key: id.key,
       request_hash: requestHash,
       response: Buffer.from(response).toString('base64'),
       created_at: toDbTime(now),
-    });
+    };
+  }
+
+  /** Inside the creation's transaction: a unique violation means another request with the same key won. */
+  async insertRow(trx: Knex, row: Record<string, unknown>): Promise<void> {
+    await trx('idempotency_keys').insert(row);
   }
 }

@@ -21,8 +21,14 @@ export interface Change {
  */
 export async function recordChanges(trx: Knex, changes: readonly Change[]): Promise<string[]> {
   if (changes.length === 0) return [];
-  const now = new Date();
-  const rows = changes.map((change) => ({
+  const rows = outboxRows(changes, new Date());
+  for (let i = 0; i < rows.length; i += 200) await trx('webhook_events').insert(rows.slice(i, i + 200));
+  return rows.map((row) => row.guid);
+}
+
+/** The outbox rows of changes committed at `now` (a batch of stock moves writes them with its own inserts). */
+export function outboxRows(changes: readonly Change[], now: Date) {
+  return changes.map((change) => ({
     guid: newGuid(),
     company_id: change.companyId,
     type: change.type,
@@ -31,8 +37,6 @@ export async function recordChanges(trx: Knex, changes: readonly Change[]): Prom
     fanned_out: 0,
     endpoint_id: change.endpointId ?? null,
   }));
-  for (let i = 0; i < rows.length; i += 200) await trx('webhook_events').insert(rows.slice(i, i + 200));
-  return rows.map((row) => row.guid);
 }
 
 /** One change; its event id. */

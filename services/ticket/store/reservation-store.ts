@@ -18,12 +18,12 @@ type Raw = Record<string, unknown>;
 /** What a move needs of its ticket (the whole record), read under the ticket's row lock. */
 export type StockTicket = TicketRecord;
 
-function toReservation(row: Raw, barcodes: string[] = []): ReservationRecord {
+export function toReservation(row: Raw, barcodes: string[] = []): ReservationRecord {
   return { ...valuesFromRow<Omit<ReservationRecord, 'id' | 'barcodes'>>(RESERVATION_FIELDS, row), barcodes, id: Number(row.id) };
 }
 
 /** The stored fields of a reservation as columns. */
-function reservationRow(values: Partial<ReservationRecord>): Raw {
+export function reservationRow(values: Partial<ReservationRecord>): Raw {
   const stored = storedFields(RESERVATION_FIELDS).filter((field) => values[field] !== undefined);
   return rowFromValues(RESERVATION_FIELDS, Object.fromEntries(stored.map((field) => [field, values[field]])));
 }
@@ -61,7 +61,7 @@ function due<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {
 }
 
 /** The SET of an UPDATE of a ticket by a counter delta; every move bumps the version (its ETag changes with its counters). */
-function counterUpdate(trx: Knex, delta: CounterDelta): Record<string, Knex.Raw> {
+export function counterUpdate(trx: Knex, delta: CounterDelta): Record<string, Knex.Raw> {
   const set: Record<string, Knex.Raw> = { version: trx.raw('version + 1') };
   for (const [counter, by] of Object.entries(delta) as Array<[Counter, number]>) set[counter] = trx.raw(`${counter} + ?`, [by]);
   return set;
@@ -123,6 +123,20 @@ function toBarcodeRow(row: Raw): BarcodeRow {
     holder: holderOf(row),
     scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
   };
+}
+
+/** The rows of barcodes issued to a reservation, the i-th with `holders[i]` (none when absent). */
+export function barcodeRows(reservation: Omit<ReservationRecord, 'id'>, barcodes: readonly string[], now: Date, holders: ReadonlyArray<Holder | null> = []): Raw[] {
+  return barcodes.map((barcode, i) => ({
+    ...holderColumns(holders[i] ?? null),
+    company_id: reservation.company_id,
+    event_id: reservation.event_id,
+    ticket_id: reservation.ticket_id,
+    reservation_id: reservation.guid,
+    barcode,
+    scanned_at: null,
+    created_at: dbTime(now),
+  }));
 }
 
 /**
@@ -333,17 +347,7 @@ export class ReservationStore {
 
   /** Issues barcodes, the i-th with `holders[i]` (none when absent); a unique violation (a code taken within the event) aborts the transaction. */
   async insertBarcodes(trx: Knex, reservation: ReservationRecord, barcodes: readonly string[], now: Date, holders: ReadonlyArray<Holder | null> = []): Promise<void> {
-    if (barcodes.length === 0) return;
-    const rows = barcodes.map((barcode, i) => ({
-      ...holderColumns(holders[i] ?? null),
-      company_id: reservation.company_id,
-      event_id: reservation.event_id,
-      ticket_id: reservation.ticket_id,
-      reservation_id: reservation.guid,
-      barcode,
-      scanned_at: null,
-      created_at: dbTime(now),
-    }));
+    const rows = barcodeRows(reservation, barcodes, now, holders);
     for (let i = 0; i < rows.length; i += BARCODE_BATCH) {
       // SQLite runs each statement on the event loop: a turn between batches lets other requests through.
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
