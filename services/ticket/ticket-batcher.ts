@@ -25,7 +25,7 @@ export interface PlannedMove<T> {
 }
 
 /** The most moves one batch applies in one transaction (docs/stock-moves.md "Hot tickets: batched moves"). */
-export const MOVES_PER_BATCH = 64;
+export const MOVES_PER_BATCH = 512;
 
 /** A batch takes no further statement-by-statement move once it has run this long, so that a move waits for at most about this much of others' work. */
 export const BATCH_MS = 50;
