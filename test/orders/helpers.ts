@@ -5,7 +5,7 @@
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
 import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
-import { auth, grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { auth, grpcCall, meta, startStockSuiteWithClient, type Seller, type StockSuite } from '../stock/helpers.js';
 import { request, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { suiteOfFile } from '../support/suite.js';
@@ -45,17 +45,8 @@ export interface OrderSuite extends StockSuite {
 
 /** A stock suite (test/stock/helpers.ts) with an OrderService client; `stop` closes both. */
 export async function startOrderSuite(): Promise<OrderSuite> {
-  const suite = await startStockSuite();
-  const client = orderClient(suite.stack);
-  return {
-    ...suite,
-    client,
-    orders: ordersOf(client, suite.who),
-    async stop() {
-      client.close();
-      await suite.stop();
-    },
-  };
+  const suite = await startStockSuiteWithClient(orderClient);
+  return { ...suite, orders: ordersOf(suite.client, suite.who) };
 }
 
 /** The order suite of one test file (suiteOfFile: read its fields inside a test). */

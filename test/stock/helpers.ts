@@ -210,10 +210,10 @@ export interface ReservationSuite extends StockSuite {
   client: ReservationServiceClient;
 }
 
-/** A stock suite with a ReservationService client; `stop` closes both. */
-export async function startReservationSuite(): Promise<ReservationSuite> {
+/** A stock suite started with a gRPC client of its stack (`connect`); `stop` closes both. */
+export async function startStockSuiteWithClient<C extends { close(): void }>(connect: (stack: TestStack) => C): Promise<StockSuite & { client: C }> {
   const suite = await startStockSuite();
-  const client = grpcClient(suite.stack);
+  const client = connect(suite.stack);
   return {
     ...suite,
     client,
@@ -222,6 +222,11 @@ export async function startReservationSuite(): Promise<ReservationSuite> {
       await suite.stop();
     },
   };
+}
+
+/** A stock suite with a ReservationService client; `stop` closes both. */
+export function startReservationSuite(): Promise<ReservationSuite> {
+  return startStockSuiteWithClient(grpcClient);
 }
 
 /** The reservation suite of one test file (suiteOfFile: read its fields inside a test). */
