@@ -8,14 +8,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configKeys } from './ops/compose-file.js';
-import { testBackend } from './support/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const docsPages = () => readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
 const documents = () => ['README.md', ...docsPages().map((name) => `docs/${name}`)];
 
-describe.skipIf(testBackend() === 'mysql')('README and docs/', () => {
+describe('README and docs/', () => {
   it('the README is a start: at most 150 lines, run and test in two commands, docker compose for the full stack', () => {
     const readme = read('README.md');
     expect(readme.split('\n').length).toBeLessThanOrEqual(150);

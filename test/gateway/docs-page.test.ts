@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpAndLogin, type Account } from '../support/http.js';
-import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -48,9 +48,9 @@ async function prefixProxy(target: string): Promise<{ url: string; close(): Prom
 }
 
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && testBackend() === 'embedded') console.warn(`docs-page test skipped: no ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
+if (!hasChromium) console.warn(`docs-page test skipped: no ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`);
 
-describe.skipIf(testBackend() === 'mysql' || !hasChromium)('the /docs page in chromium', () => {
+describe.skipIf(!hasChromium)('the /docs page in chromium', () => {
   let stack: TestStack;
   let account: Account;
   let browser: Browser;

@@ -16,7 +16,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullWalk } from '../support/doc-walk.js';
 import { request } from '../support/http.js';
-import { startTestStack, testBackend, type TestStack } from '../support/stack.js';
+import { startTestStack, type TestStack } from '../support/stack.js';
 
 const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
 
@@ -51,7 +51,7 @@ function readmeJsonBodies(readme: string, authPrefix: string, templates: string[
   return bodies;
 }
 
-describe.skipIf(testBackend() === 'mysql')('types generated from /openapi.json (the document does not depend on the backend)', () => {
+describe('types generated from /openapi.json (the document does not depend on the backend)', () => {
   let stack: TestStack;
   let dir: string;
   beforeAll(async () => {

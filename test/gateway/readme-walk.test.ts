@@ -6,7 +6,8 @@
  * line; every HTTP answer before the final revocation check is a success (2xx, or the 304 of the
  * conditional read). A third run keeps the second run's address, as a user who puts their own in
  * does: only the sign-up may then fail (409), so a fixed Idempotency-Key cannot hide behind a new
- * account. Needs curl and jq, as the README says.
+ * account. The runs after the first only prove that it runs again: they run on the embedded
+ * backend alone (test/support/reruns.ts). Needs curl and jq, as the README says.
  */
 import { randomUUID } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '../support/api.js';
 import { docsWalkBlocks, fullWalk } from '../support/doc-walk.js';
+import { rerunRounds } from '../support/reruns.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite, type SuiteWithEvent } from '../support/suite.js';
 
@@ -61,7 +63,7 @@ async function runWalk(walk: string, email?: string): Promise<string[]> {
   return stderr.split('\n').filter((line) => /^\d{3} /.test(line));
 }
 
-it.skipIf(!hasTools)('runs as pasted twice in a row: no command fails, no id is null, every answer before the revocation check succeeds; again with the same address, only the sign-up fails', async () => {
+it.skipIf(!hasTools)('runs as pasted, then twice in a row more on the embedded backend: no command fails, no id is null, every answer before the revocation check succeeds; again with the same address, only the sign-up fails', async () => {
   const walk = fullWalk();
   expect(walk).toContain('BASE=http://localhost:8080');
   expect(walk).toContain('jq -r ');
@@ -69,7 +71,7 @@ it.skipIf(!hasTools)('runs as pasted twice in a row: no command fails, no id is 
   expect(walk).toContain(`npx tsx ${CART_EXAMPLE}`);
   expect(docsWalkBlocks().length).toBeGreaterThan(3);
   const email = `walk-${randomUUID()}@example.com`;
-  for (const [round, address] of [[1, undefined], [2, email], [3, email]] as const) {
+  for (const [round, address] of rerunRounds([[1, undefined], [2, email], [3, email]] as const)) {
     const answers = await runWalk(walk, address);
     expect(answers.length, `round ${round}`).toBeGreaterThan(30);
     const last = answers.pop()!;
@@ -98,9 +100,9 @@ describe('the gRPC example', () => {
     expect(lines.filter((line) => !exampleFile().includes(line))).toEqual([]);
   });
 
-  it('generates its request_id: it sells again on a second run', async () => {
+  it('generates its request_id: it sells again on a second run (on the embedded backend)', async () => {
     const ticket = await createTicket(suite.who, suite.eventGuid, { name: 'Twice', vat_percentage: 21, available_stock: 4 });
-    for (let round = 1; round <= 2; round++) {
+    for (const round of rerunRounds([1, 2])) {
       const result = await example({ TOKEN: suite.token, EVENT: suite.eventGuid, TICKET: ticket.guid });
       expect(result, `round ${round}`).toMatchObject({ code: 0 });
       expect(result.stdout).toContain('RESERVATION_STATE_CONFIRMED');
@@ -130,10 +132,10 @@ describe('the gRPC example', () => {
 describe('the gRPC cart example', () => {
   const cart = (env: Record<string, string>) => runExample(CART_EXAMPLE, env);
 
-  it('sells an order of two tickets, confirms and reads it; again on a second run', async () => {
+  it('sells an order of two tickets, confirms and reads it; again on a second run (on the embedded backend)', async () => {
     const adult = await createTicket(suite.who, suite.eventGuid, { name: 'Cart adult', vat_percentage: 21, available_stock: 4 });
     const child = await createTicket(suite.who, suite.eventGuid, { name: 'Cart child', vat_percentage: 9, available_stock: 4 });
-    for (let round = 1; round <= 2; round++) {
+    for (const round of rerunRounds([1, 2])) {
       const result = await cart({ TOKEN: suite.token, EVENT: suite.eventGuid, TICKETS: `${adult.guid} ${child.guid}` });
       expect(result, `round ${round}`).toMatchObject({ code: 0 });
       expect(result.stdout).toContain('reserved 2 lines');

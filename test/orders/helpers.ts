@@ -4,11 +4,11 @@
  * the reservations they are).
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll } from 'vitest';
 import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
-import { auth, grpcCall, meta, startStockSuite, type Seller, type StockSuite } from '../stock/helpers.js';
+import { auth, grpcCall, meta, startStockSuiteWithClient, type Seller, type StockSuite } from '../stock/helpers.js';
 import { request, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
+import { suiteOfFile } from '../support/suite.js';
 
 export function orderClient(stack: TestStack): OrderServiceClient {
   return new OrderServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
@@ -45,30 +45,13 @@ export interface OrderSuite extends StockSuite {
 
 /** A stock suite (test/stock/helpers.ts) with an OrderService client; `stop` closes both. */
 export async function startOrderSuite(): Promise<OrderSuite> {
-  const suite = await startStockSuite();
-  const client = orderClient(suite.stack);
-  return {
-    ...suite,
-    client,
-    orders: ordersOf(client, suite.who),
-    async stop() {
-      client.close();
-      await suite.stop();
-    },
-  };
+  const suite = await startStockSuiteWithClient(orderClient);
+  return { ...suite, orders: ordersOf(suite.client, suite.who) };
 }
 
-/**
- * The order suite of one test file: started before its tests, stopped after them. Its fields
- * are filled in when the tests start, so read them inside a test, not at the file's top level.
- */
+/** The order suite of one test file (suiteOfFile: read its fields inside a test). */
 export function orderSuiteOfFile(): OrderSuite {
-  const suite = {} as OrderSuite;
-  beforeAll(async () => {
-    Object.assign(suite, await startOrderSuite());
-  });
-  afterAll(() => suite.stop?.());
-  return suite;
+  return suiteOfFile(startOrderSuite);
 }
 
 // --- REST -----------------------------------------------------------------------------

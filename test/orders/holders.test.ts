@@ -5,43 +5,34 @@
  * not_personalizable; the same one again is no change. Over REST and gRPC.
  */
 import { status } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Holder } from '../../lib/gen/ticketing/v1/holder.js';
 import type { Order } from '../../lib/gen/ticketing/v1/order.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { auth, expectConflict, grpcCall, grpcFailure, meta, newEvent, newTicket, type Seller } from '../stock/helpers.js';
+import { auth, expectConflict, grpcCall, grpcFailure, meta, newEvent, newTicket } from '../stock/helpers.js';
 import { request, signUpAndLogin, type JsonResponse } from '../support/http.js';
-import { createOrderRest, orderMoveRest, readOrderRest, startOrderSuite, type OrderSuite, type Orders } from './helpers.js';
+import { createOrderRest, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
-let suite: OrderSuite;
-let who: Seller;
-let orders: Orders;
-
-beforeAll(async () => {
-  suite = await startOrderSuite();
-  ({ who, orders } = suite);
-});
-
-afterAll(() => suite?.stop());
+const suite = orderSuiteOfFile();
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const GRACE = { name: 'Grace Hopper', email: 'grace@example.com' };
 
 function putHolder(orderGuid: string, code: string, body: unknown): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/order/${orderGuid}/barcodes/${encodeURIComponent(code)}`, { method: 'PUT', headers: auth(who), json: body });
+  return request(`${suite.stack.baseUrl}/order/${orderGuid}/barcodes/${encodeURIComponent(code)}`, { method: 'PUT', headers: auth(suite.who), json: body });
 }
 
 function setHolderGrpc(guid: string, code: string, holder?: Holder): Promise<Order> {
-  return grpcCall(suite.client.setBarcodeHolder.bind(suite.client), { guid, code, holder }, meta(who.token));
+  return grpcCall(suite.client.setBarcodeHolder.bind(suite.client), { guid, code, holder }, meta(suite.who.token));
 }
 
 /** A confirmed order of one line of `amount` of a new ticket with these fields; its REST answer. */
 async function soldOrder(ticket: Record<string, unknown>, amount = 2, holders?: unknown[]): Promise<JsonResponse> {
-  const event = await newEvent(who);
-  const { guid } = await newTicket(who, { available_stock: 10, ...ticket }, event);
-  const created = await createOrderRest(who, event, { lines: [{ ticket_id: guid, amount }] });
+  const event = await newEvent(suite.who);
+  const { guid } = await newTicket(suite.who, { available_stock: 10, ...ticket }, event);
+  const created = await createOrderRest(suite.who, event, { lines: [{ ticket_id: guid, amount }] });
   expect(created.status, created.text).toBe(201);
-  const confirmed = await orderMoveRest(who, created.body.guid, 'confirm', holders ? { lines: [{ ticket_id: guid, holders }] } : undefined);
+  const confirmed = await orderMoveRest(suite.who, created.body.guid, 'confirm', holders ? { lines: [{ ticket_id: guid, holders }] } : undefined);
   expect(confirmed.status, confirmed.text).toBe(200);
   return confirmed;
 }
@@ -52,39 +43,39 @@ describe('holders at confirm', { timeout: 60_000 }, () => {
   it('REST: one per barcode in order, trimmed; fewer leave the rest without one; every read shows them', async () => {
     const confirmed = await soldOrder({}, 3, [{ name: '  Ada Lovelace ', email: ' ada@example.com' }, GRACE]);
     expect(holdersOf(confirmed.body)).toEqual([ADA, GRACE, null]);
-    expect(holdersOf((await readOrderRest(who, confirmed.body.guid)).body)).toEqual([ADA, GRACE, null]);
-    const list = await request(`${who.stack.baseUrl}/event/${confirmed.body.event_id}/orders`, { headers: auth(who) });
+    expect(holdersOf((await readOrderRest(suite.who, confirmed.body.guid)).body)).toEqual([ADA, GRACE, null]);
+    const list = await request(`${suite.stack.baseUrl}/event/${confirmed.body.event_id}/orders`, { headers: auth(suite.who) });
     expect(holdersOf(list.body[0])).toEqual([ADA, GRACE, null]);
   });
 
   it('gRPC: holders travel as Holder messages; a barcode without one has it unset', async () => {
-    const event = await newEvent(who);
-    const { guid } = await newTicket(who, { available_stock: 10 }, event);
-    const order = await orders.create(event, [{ ticket_id: guid, amount: 2 }]);
-    const confirmed = await orders.confirm(order.guid, [{ ticket_id: guid, barcodes: [], holders: [ADA] }]);
+    const event = await newEvent(suite.who);
+    const { guid } = await newTicket(suite.who, { available_stock: 10 }, event);
+    const order = await suite.orders.create(event, [{ ticket_id: guid, amount: 2 }]);
+    const confirmed = await suite.orders.confirm(order.guid, [{ ticket_id: guid, barcodes: [], holders: [ADA] }]);
     expect(confirmed.lines[0]!.barcodes.map((b) => b.holder)).toEqual([ADA, undefined]);
   });
 
   it('more holders than barcodes, a bad e-mail, a blank name: 422 naming each, nothing confirmed', async () => {
-    const event = await newEvent(who);
-    const { guid } = await newTicket(who, { available_stock: 10 }, event);
-    const created = await createOrderRest(who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
-    const tooMany = await orderMoveRest(who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [ADA, GRACE] }] });
+    const event = await newEvent(suite.who);
+    const { guid } = await newTicket(suite.who, { available_stock: 10 }, event);
+    const created = await createOrderRest(suite.who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
+    const tooMany = await orderMoveRest(suite.who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [ADA, GRACE] }] });
     expect(tooMany.status, tooMany.text).toBe(422);
     expect(tooMany.body.errors.map((e: any) => e.field)).toEqual(['lines[0].holders']);
-    const bad = await orderMoveRest(who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [{ name: '  ', email: 'not-an-address' }] }] });
+    const bad = await orderMoveRest(suite.who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [{ name: '  ', email: 'not-an-address' }] }] });
     expect(bad.status, bad.text).toBe(422);
     expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['lines[0].holders[0].email', 'lines[0].holders[0].name']);
-    const long = await orderMoveRest(who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [{ name: 'x'.repeat(201), email: 'a@b.example' }] }] });
+    const long = await orderMoveRest(suite.who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [{ name: 'x'.repeat(201), email: 'a@b.example' }] }] });
     expect(long.body.errors.map((e: any) => e.field)).toEqual(['lines[0].holders[0].name']);
-    expect((await readOrderRest(who, created.body.guid)).body.state).toBe('reserved');
+    expect((await readOrderRest(suite.who, created.body.guid)).body.state).toBe('reserved');
   });
 
   it('a ticket of barcode_type none issues no barcode: any holder is one too many', async () => {
-    const event = await newEvent(who);
-    const { guid } = await newTicket(who, { available_stock: 10, barcode_type: 'none' }, event);
-    const created = await createOrderRest(who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
-    const res = await orderMoveRest(who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [ADA] }] });
+    const event = await newEvent(suite.who);
+    const { guid } = await newTicket(suite.who, { available_stock: 10, barcode_type: 'none' }, event);
+    const created = await createOrderRest(suite.who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
+    const res = await orderMoveRest(suite.who, created.body.guid, 'confirm', { lines: [{ ticket_id: guid, holders: [ADA] }] });
     expect(res.status, res.text).toBe(422);
     expect(res.body.errors.map((e: any) => e.field)).toEqual(['lines[0].holders']);
   });
@@ -95,14 +86,14 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
     const plain = await soldOrder({ late_personalization: false, swappable: true });
     const code = plain.body.lines[0].barcodes[0].code as string;
     expectConflict(await putHolder(plain.body.guid, code, { holder: ADA }), 'not_personalizable');
-    expect(holdersOf((await readOrderRest(who, plain.body.guid)).body)).toEqual([null, null]);
+    expect(holdersOf((await readOrderRest(suite.who, plain.body.guid)).body)).toEqual([null, null]);
 
     const late = await soldOrder({ late_personalization: true, swappable: false });
     const lateCode = late.body.lines[0].barcodes[1].code as string;
     const set = await putHolder(late.body.guid, lateCode, { holder: { name: ' Ada Lovelace', email: 'ada@example.com ' } });
     expect(set.status, set.text).toBe(200);
     expect(holdersOf(set.body)).toEqual([null, ADA]);
-    expect((await readOrderRest(who, late.body.guid)).body).toEqual(set.body);
+    expect((await readOrderRest(suite.who, late.body.guid)).body).toEqual(set.body);
   });
 
   it('a different holder or null: only when swappable; the same holder again is 200 with no change', async () => {
@@ -135,14 +126,14 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
     expect((await putHolder(sold.body.guid, 'NOT-A-CODE', { holder: ADA })).status).toBe(404);
     const other = await soldOrder({ late_personalization: true });
     expect((await putHolder(sold.body.guid, other.body.lines[0].barcodes[0].code, { holder: ADA })).status).toBe(404);
-    const event = await newEvent(who);
-    const { guid } = await newTicket(who, { available_stock: 10, late_personalization: true }, event);
-    const open = await createOrderRest(who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
+    const event = await newEvent(suite.who);
+    const { guid } = await newTicket(suite.who, { available_stock: 10, late_personalization: true }, event);
+    const open = await createOrderRest(suite.who, event, { lines: [{ ticket_id: guid, amount: 1 }] });
     expect((await putHolder(open.body.guid, 'ANY-CODE', { holder: ADA })).status).toBe(404);
-    const account = await signUpAndLogin(who.stack);
-    const theirs = await request(`${who.stack.baseUrl}/order/${sold.body.guid}/barcodes/${sold.body.lines[0].barcodes[0].code}`, {
+    const account = await signUpAndLogin(suite.stack);
+    const theirs = await request(`${suite.stack.baseUrl}/order/${sold.body.guid}/barcodes/${sold.body.lines[0].barcodes[0].code}`, {
       method: 'PUT',
-      headers: auth({ stack: who.stack, token: account.accessToken }),
+      headers: auth({ stack: suite.stack, token: account.accessToken }),
       json: { holder: ADA },
     });
     expect(theirs.status).toBe(404);
@@ -166,11 +157,11 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
 
 describe('SetBarcodeHolder over gRPC', { timeout: 60_000 }, () => {
   it('FAILED_PRECONDITION not_personalizable; a first holder with late_personalization; unset clears when swappable', async () => {
-    const event = await newEvent(who);
-    const fixed = await newTicket(who, { available_stock: 10 }, event);
-    const late = await newTicket(who, { available_stock: 10, late_personalization: true, swappable: true }, event);
-    const order = await orders.create(event, [{ ticket_id: fixed.guid, amount: 1 }, { ticket_id: late.guid, amount: 1 }]);
-    const confirmed = await orders.confirm(order.guid);
+    const event = await newEvent(suite.who);
+    const fixed = await newTicket(suite.who, { available_stock: 10 }, event);
+    const late = await newTicket(suite.who, { available_stock: 10, late_personalization: true, swappable: true }, event);
+    const order = await suite.orders.create(event, [{ ticket_id: fixed.guid, amount: 1 }, { ticket_id: late.guid, amount: 1 }]);
+    const confirmed = await suite.orders.confirm(order.guid);
     const [fixedCode, lateCode] = confirmed.lines.map((line) => line.barcodes[0]!.code);
 
     const refused = await grpcFailure(setHolderGrpc(order.guid, fixedCode!, ADA));

@@ -4,25 +4,13 @@
  * it. An order line is no reservation to the outside: it records no reservation.* event, and
  * an order expires with one order.expired, not one per line (docs/webhooks.md).
  */
-import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { moveEventTypes } from '../../lib/stock-moves.js';
-import { grpcFailure, newEvent, newTicket, type Seller } from '../stock/helpers.js';
-import { auth } from '../stock/helpers.js';
+import { auth, grpcFailure, newEvent, newTicket } from '../stock/helpers.js';
 import { request } from '../support/http.js';
-import { createOrderRest, orderMoveRest, readOrderRest, startOrderSuite, type OrderSuite, type Orders } from './helpers.js';
+import { createOrderRest, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
-let suite: OrderSuite;
-let who: Seller;
-let db: Knex;
-let orders: Orders;
-
-beforeAll(async () => {
-  suite = await startOrderSuite();
-  ({ who, db, orders } = suite);
-});
-
-afterAll(() => suite?.stop());
+const suite = orderSuiteOfFile();
 
 interface Recorded {
   type: string;
@@ -32,12 +20,12 @@ interface Recorded {
 
 /** The outbox events whose data names `guid` (an order's or a line's), in the order recorded. */
 async function eventsNaming(guid: string): Promise<Recorded[]> {
-  const rows = (await db('webhook_events').whereRaw('data like ?', [`%${guid}%`]).orderBy('id').select('type', 'company_id', 'data')) as Array<{ type: string; company_id: string; data: string }>;
+  const rows = (await suite.db('webhook_events').whereRaw('data like ?', [`%${guid}%`]).orderBy('id').select('type', 'company_id', 'data')) as Array<{ type: string; company_id: string; data: string }>;
   return rows.map((row) => ({ type: row.type, company_id: row.company_id, data: JSON.parse(row.data) }));
 }
 
 async function lineGuids(orderGuid: string): Promise<string[]> {
-  return (await db('reservations').where('order_id', orderGuid).orderBy('id').pluck('guid')) as string[];
+  return (await suite.db('reservations').where('order_id', orderGuid).orderBy('id').pluck('guid')) as string[];
 }
 
 /** The events naming any of the order's lines by their own guid (a line's reservation event would). */
@@ -46,66 +34,66 @@ async function lineEvents(orderGuid: string): Promise<Recorded[]> {
 }
 
 async function twoTickets(second: Record<string, unknown> = {}) {
-  const event = await newEvent(who);
-  const a = await newTicket(who, { available_stock: 10 }, event);
-  const b = await newTicket(who, { available_stock: 10, ...second }, event);
+  const event = await newEvent(suite.who);
+  const a = await newTicket(suite.who, { available_stock: 10 }, event);
+  const b = await newTicket(suite.who, { available_stock: 10, ...second }, event);
   return { event, a: a.guid, b: b.guid };
 }
 
 describe('order webhooks', { timeout: 60_000 }, () => {
   it('subscribing to the order.* types is accepted; they are the move table\'s events', async () => {
     expect(moveEventTypes('order')).toEqual(['order.created', 'order.pending', 'order.confirmed', 'order.released', 'order.expired']);
-    const res = await request(`${who.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(who), json: { url: 'https://hooks.example.com/orders', events: moveEventTypes('order') } });
+    const res = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(suite.who), json: { url: 'https://hooks.example.com/orders', events: moveEventTypes('order') } });
     expect(res.status, res.text).toBe(201);
     expect(res.body.events).toEqual(moveEventTypes('order'));
   });
 
   it('REST: created, pending, confirmed each record one event whose data is the order as REST reads it; the lines record none', async () => {
     const { event, a, b } = await twoTickets();
-    const created = await createOrderRest(who, event, { lines: [{ ticket_id: a, amount: 2 }, { ticket_id: b, amount: 1 }] });
+    const created = await createOrderRest(suite.who, event, { lines: [{ ticket_id: a, amount: 2 }, { ticket_id: b, amount: 1 }] });
     expect(created.status, created.text).toBe(201);
     const guid = created.body.guid as string;
     expect(await eventsNaming(guid)).toEqual([{ type: 'order.created', company_id: created.body.company_id, data: created.body }]);
 
-    const pending = await orderMoveRest(who, guid, 'pending');
+    const pending = await orderMoveRest(suite.who, guid, 'pending');
     expect(pending.status, pending.text).toBe(200);
-    const confirmed = await orderMoveRest(who, guid, 'confirm');
+    const confirmed = await orderMoveRest(suite.who, guid, 'confirm');
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.lines[0].barcodes).toHaveLength(2);
     const events = await eventsNaming(guid);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.pending', 'order.confirmed']);
     expect(events[1]!.data).toEqual(pending.body);
     expect(events[2]!.data).toEqual(confirmed.body);
-    expect(events[2]!.data).toEqual((await readOrderRest(who, guid)).body);
+    expect(events[2]!.data).toEqual((await readOrderRest(suite.who, guid)).body);
     expect(await lineEvents(guid)).toEqual([]);
   });
 
   it('gRPC: release records order.released with the released order', async () => {
     const { event, a } = await twoTickets();
-    const order = await orders.create(event, [{ ticket_id: a, amount: 1 }]);
-    await orders.release(order.guid);
+    const order = await suite.orders.create(event, [{ ticket_id: a, amount: 1 }]);
+    await suite.orders.release(order.guid);
     const events = await eventsNaming(order.guid);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.released']);
-    expect(events[1]!.data).toEqual((await readOrderRest(who, order.guid)).body);
+    expect(events[1]!.data).toEqual((await readOrderRest(suite.who, order.guid)).body);
     expect(events[1]!.data.state).toBe('released');
   });
 
   it('a refused move records nothing: confirm without a predefined line\'s codes', async () => {
     const { event, a, b } = await twoTickets({ barcode_type: 'predefined' });
-    const order = await orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
-    await grpcFailure(orders.confirm(order.guid));
+    const order = await suite.orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
+    await grpcFailure(suite.orders.confirm(order.guid));
     expect((await eventsNaming(order.guid)).map((e) => e.type)).toEqual(['order.created']);
   });
 
   it('expiry of an order of two lines: one order.expired with the expired order, no reservation.expired of its lines', async () => {
     const { event, a, b } = await twoTickets();
-    const order = await orders.create(event, [{ ticket_id: a, amount: 2 }, { ticket_id: b, amount: 3 }], { ttl_seconds: 1 });
+    const order = await suite.orders.create(event, [{ ticket_id: a, amount: 2 }, { ticket_id: b, amount: 3 }], { ttl_seconds: 1 });
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, order.expires_at!.getTime() - Date.now()) + 1000));
-    const read = await readOrderRest(who, order.guid);
+    const read = await readOrderRest(suite.who, order.guid);
     expect(read.body.state).toBe('expired');
     // Reads of both tickets settle whatever else is due: still one event.
-    await request(`${who.stack.baseUrl}/ticket/${a}`, { headers: auth(who) });
-    await request(`${who.stack.baseUrl}/ticket/${b}`, { headers: auth(who) });
+    await request(`${suite.stack.baseUrl}/ticket/${a}`, { headers: auth(suite.who) });
+    await request(`${suite.stack.baseUrl}/ticket/${b}`, { headers: auth(suite.who) });
     const events = await eventsNaming(order.guid);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.expired']);
     expect(events[1]!.data).toEqual(read.body);
@@ -114,11 +102,11 @@ describe('order webhooks', { timeout: 60_000 }, () => {
 
   it('barcode.holder_changed: recorded with a holder change, data the order with the new holder; none for the same holder again or a refusal', async () => {
     const { event, a, b } = await twoTickets({ late_personalization: true, swappable: false });
-    const order = await orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
-    const confirmed = await orders.confirm(order.guid);
+    const order = await suite.orders.create(event, [{ ticket_id: a, amount: 1 }, { ticket_id: b, amount: 1 }]);
+    const confirmed = await suite.orders.confirm(order.guid);
     const [fixedCode, lateCode] = confirmed.lines.map((line) => line.barcodes[0]!.code);
     const put = (code: string, holder: unknown) =>
-      request(`${who.stack.baseUrl}/order/${order.guid}/barcodes/${code}`, { method: 'PUT', headers: auth(who), json: { holder } });
+      request(`${suite.stack.baseUrl}/order/${order.guid}/barcodes/${code}`, { method: 'PUT', headers: auth(suite.who), json: { holder } });
 
     const named = await put(lateCode!, { name: 'Ada Lovelace', email: 'ada@example.com' });
     expect(named.status, named.text).toBe(200);
@@ -131,7 +119,7 @@ describe('order webhooks', { timeout: 60_000 }, () => {
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.confirmed', 'barcode.holder_changed']);
     expect(events[2]!.data).toEqual(named.body);
     expect(events[2]!.data.lines[1].barcodes[0].holder).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com' });
-    const subscribed = await request(`${who.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(who), json: { url: 'https://hooks.example.com/holders', events: ['barcode.holder_changed'] } });
+    const subscribed = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(suite.who), json: { url: 'https://hooks.example.com/holders', events: ['barcode.holder_changed'] } });
     expect(subscribed.status, subscribed.text).toBe(201);
   });
 });

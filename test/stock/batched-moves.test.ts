@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import type { Knex } from 'knex';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
@@ -15,40 +15,25 @@ import { TicketBatcher } from '../../services/ticket/ticket-batcher.js';
 import { problemFromGrpc } from '../../gateway/problem.js';
 import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
 import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
-import { testBackend, type TestStack } from '../support/stack.js';
+import { testBackend } from '../support/stack.js';
 import { credentials } from '@grpc/grpc-js';
-import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
 
-let suite: StockSuite;
-let stack: TestStack;
-let who: Seller;
-let db: Knex;
-let client: ReservationServiceClient;
+const suite = reservationSuiteOfFile();
 
-beforeAll(async () => {
-  suite = await startStockSuite();
-  ({ stack, who, db } = suite);
-  client = grpcClient(stack);
-});
-
-afterAll(async () => {
-  client?.close();
-  await suite?.stop();
-});
-
-const batcher = () => stack.running.ticket.batcher;
+const batcher = () => suite.stack.running.ticket.batcher;
 
 afterEach(() => {
   batcher().beforeCommit = undefined;
 });
 
-const md = () => meta(who.token);
+const md = () => meta(suite.who.token);
 const reserveOn = (c: ReservationServiceClient, ticket_id: string, amount: number, request_id = '') =>
   grpcCall(c.reserveTicket.bind(c), { ticket_id, amount, ttl_seconds: undefined, request_id }, md());
-const reserve = (ticket_id: string, amount: number, request_id = '') => reserveOn(client, ticket_id, amount, request_id);
-const confirm = (guid: string, barcodes: string[] = []) => grpcCall(client.confirmReservation.bind(client), { guid, barcodes }, md());
-const release = (guid: string) => grpcCall(client.releaseReservation.bind(client), { guid }, md());
-const pending = (guid: string) => grpcCall(client.markReservationPending.bind(client), { guid, ttl_seconds: undefined }, md());
+const reserve = (ticket_id: string, amount: number, request_id = '') => reserveOn(suite.client, ticket_id, amount, request_id);
+const confirm = (guid: string, barcodes: string[] = []) => grpcCall(suite.client.confirmReservation.bind(suite.client), { guid, barcodes }, md());
+const release = (guid: string) => grpcCall(suite.client.releaseReservation.bind(suite.client), { guid }, md());
+const pending = (guid: string) => grpcCall(suite.client.markReservationPending.bind(suite.client), { guid, ttl_seconds: undefined }, md());
 
 /** Settles every call: its answer or its error. */
 const settled = <T>(calls: Array<Promise<T>>) => Promise.allSettled(calls);
@@ -60,7 +45,7 @@ const reasonOf = async (result: PromiseSettledResult<unknown>) => {
 
 /** The outbox events whose data is this reservation, by type. */
 async function eventsOf(reservationGuid: string): Promise<string[]> {
-  const rows = (await db('webhook_events').where('data', 'like', `%${reservationGuid}%`).orderBy('id').select('type')) as Array<{ type: string }>;
+  const rows = (await suite.db('webhook_events').where('data', 'like', `%${reservationGuid}%`).orderBy('id').select('type')) as Array<{ type: string }>;
   return rows.map((row) => row.type);
 }
 
@@ -68,7 +53,7 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
   it('answers each of many concurrent moves on its own: refusals undo only their own move, counters stay the sums', async () => {
     const sizes: number[] = [];
     batcher().beforeCommit = (moves) => void sizes.push(moves);
-    const { guid } = await newTicket(who, { available_stock: 40 });
+    const { guid } = await newTicket(suite.who, { available_stock: 40 });
 
     // 60 buyers for 40 units: exactly 40 get one, 20 are refused for stock, in whatever batches.
     const rush = await settled(Array.from({ length: 60 }, () => reserve(guid, 1)));
@@ -105,17 +90,17 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
     expect(reserved!.filter((r) => r.status === 'fulfilled')).toHaveLength(15);
     for (const r of reserved!.filter((r) => r.status === 'rejected')) expect(await reasonOf(r)).toBe('insufficient_stock');
 
-    expect(await expectInvariant(who, db, guid)).toEqual({ sold: 10, pending: 10, reserved: 5 + 15, });
+    expect(await expectInvariant(suite.who, suite.db, guid)).toEqual({ sold: 10, pending: 10, reserved: 5 + 15, });
     // Each applied move has its one outbox event, a refused move none.
     expect(await eventsOf(toConfirm![0]!.guid)).toEqual(['reservation.created', 'reservation.confirmed']);
     expect(await eventsOf(released![0]!.guid)).toEqual(['reservation.created', 'reservation.released']);
     expect(await eventsOf(badBarcode![0]!.guid)).toEqual(['reservation.created']);
-    const [codes] = [(await db('barcodes').where('ticket_id', guid).count({ n: '*' })) as Array<{ n: unknown }>];
+    const [codes] = [(await suite.db('barcodes').where('ticket_id', guid).count({ n: '*' })) as Array<{ n: unknown }>];
     expect(Number(codes![0]!.n)).toBe(10);
   });
 
   it('runs each move of a batch whose transaction fails again alone: none lost, none applied twice', async () => {
-    const { guid } = await newTicket(who, { available_stock: 100 });
+    const { guid } = await newTicket(suite.who, { available_stock: 100 });
     let failures = 0;
     batcher().beforeCommit = (moves) => {
       if (moves > 1 && failures === 0) {
@@ -127,31 +112,31 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
     const answers = await Promise.all(keys.map((key) => reserve(guid, 2, key)));
     expect(failures, 'a batch of several moves failed once').toBe(1);
     expect(new Set(answers.map((r) => r.guid)).size).toBe(30);
-    expect(await expectInvariant(who, db, guid)).toEqual({ sold: 0, pending: 0, reserved: 60 });
-    const rows = (await db('reservations').where('ticket_id', guid).select('guid')) as Array<{ guid: string }>;
+    expect(await expectInvariant(suite.who, suite.db, guid)).toEqual({ sold: 0, pending: 0, reserved: 60 });
+    const rows = (await suite.db('reservations').where('ticket_id', guid).select('guid')) as Array<{ guid: string }>;
     expect(rows.map((row) => row.guid).sort()).toEqual(answers.map((r) => r.guid).sort());
     for (const answer of answers.slice(0, 5)) expect(await eventsOf(answer.guid)).toEqual(['reservation.created']);
     // The idempotency record was written with each move: a retry gets the first answer, takes nothing.
     expect(await reserve(guid, 2, keys[0])).toEqual(answers[0]);
-    expect((await readTicket(who, guid)).reserved_count).toBe(60);
+    expect((await readTicket(suite.who, guid)).reserved_count).toBe(60);
   });
 
   it.skipIf(testBackend() !== 'mysql')('never oversells with two ticket services batching on one MySQL database', async () => {
-    const second = await startTicketService(stack.running.config, createLogger('ticket', 'silent'));
+    const second = await startTicketService(suite.stack.running.config, createLogger('ticket', 'silent'));
     const other = new ReservationServiceClient(`127.0.0.1:${second.port}`, credentials.createInsecure());
     try {
-      const { guid } = await newTicket(who, { available_stock: 150 });
+      const { guid } = await newTicket(suite.who, { available_stock: 150 });
       const amounts = Array.from({ length: 120 }, (_, i) => 1 + (i % 3));
       // As a careful shop: its own request id, retried on UNAVAILABLE (a loaded machine delays the auth check).
       const rush = await settled(amounts.map((amount, i) => {
         const requestId = randomUUID();
-        return grpcPatiently(() => reserveOn(i % 2 ? other : client, guid, amount, requestId));
+        return grpcPatiently(() => reserveOn(i % 2 ? other : suite.client, guid, amount, requestId));
       }));
       const taken = rush.reduce((sum, r, i) => sum + (r.status === 'fulfilled' ? amounts[i]! : 0), 0);
       for (const refused of rush.filter((r) => r.status === 'rejected')) expect(await reasonOf(refused)).toBe('insufficient_stock');
       expect(taken).toBeLessThanOrEqual(150);
       expect(taken).toBeGreaterThan(150 - 3);
-      expect(await expectInvariant(who, db, guid)).toEqual({ sold: 0, pending: 0, reserved: taken });
+      expect(await expectInvariant(suite.who, suite.db, guid)).toEqual({ sold: 0, pending: 0, reserved: taken });
     } finally {
       other.close();
       await second.shutdown(0);
@@ -161,7 +146,7 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
 
 describe('past the cliff: a full queue refuses new reservations at once', () => {
   it('refuses a move that takes stock when the ticket\'s queue is full (RESOURCE_EXHAUSTED, 503 + Retry-After over REST); other moves still queue', async () => {
-    const batcher = new TicketBatcher(db, { queueMax: 2 });
+    const batcher = new TicketBatcher(suite.db, { queueMax: 2 });
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const work = async (trx: Knex.Transaction) => {

@@ -5,36 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
-import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReservationState, type ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import { describe, expect, it } from 'vitest';
+import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { signUpAndLogin } from '../support/http.js';
-import type { TestStack } from '../support/stack.js';
-import { expectInvariant, grpcCall, grpcClient, grpcFailure, grpcPatiently, meta, newTicket, readTicket, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
 
-let suite: StockSuite;
-let stack: TestStack;
-let who: Seller;
-let db: Knex;
-let client: ReservationServiceClient;
+const suite = reservationSuiteOfFile();
 
-beforeAll(async () => {
-  suite = await startStockSuite();
-  ({ stack, who, db } = suite);
-  client = grpcClient(stack);
-});
-
-afterAll(async () => {
-  client?.close();
-  await suite?.stop();
-});
-
-const md = () => meta(who.token);
+const md = () => meta(suite.who.token);
 const reserveTicket = (ticket_id: string, amount: number, ttl_seconds?: number, request_id = '') =>
-  grpcCall(client.reserveTicket.bind(client), { ticket_id, amount, ttl_seconds, request_id }, md());
+  grpcCall(suite.client.reserveTicket.bind(suite.client), { ticket_id, amount, ttl_seconds, request_id }, md());
 const reserveTicketAs = (metadata: ReturnType<typeof md>, ticket_id: string) =>
-  grpcCall(client.reserveTicket.bind(client), { ticket_id, amount: 1, ttl_seconds: undefined, request_id: '' }, metadata);
+  grpcCall(suite.client.reserveTicket.bind(suite.client), { ticket_id, amount: 1, ttl_seconds: undefined, request_id: '' }, metadata);
 /** With its own request id (Idempotency-Key), retried on UNAVAILABLE, as a careful shop does under load. */
 const reservePatiently = (ticket_id: string, amount: number, ttl_seconds?: number) => {
   const requestId = randomUUID();
@@ -44,17 +27,17 @@ const reservePatiently = (ticket_id: string, amount: number, ttl_seconds?: numbe
 // The rush tests make hundreds of concurrent calls: a longer limit than the default.
 describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
   it('runs the whole life: reserve, get, list, pending, confirm with generated barcodes, scan', async () => {
-    const { guid, eventGuid } = await newTicket(who, { available_stock: 10 });
+    const { guid, eventGuid } = await newTicket(suite.who, { available_stock: 10 });
     const reserved = await reserveTicket(guid, 3);
     expect(reserved).toMatchObject({ ticket_id: guid, event_id: eventGuid, amount: 3, state: ReservationState.RESERVATION_STATE_RESERVED, barcodes: [] });
     const ttl = (reserved.expires_at!.getTime() - reserved.created_at!.getTime()) / 1000;
     expect(ttl).toBe(480);
-    expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 3, pending_count: 0, sold_count: 0, status: 'available' });
+    expect(await readTicket(suite.who, guid)).toMatchObject({ reserved_count: 3, pending_count: 0, sold_count: 0, status: 'available' });
 
-    expect(await grpcCall(client.getReservation.bind(client), { guid: reserved.guid }, md())).toEqual(reserved);
-    const list = await grpcCall(client.listReservations.bind(client), { ticket_id: guid, page_size: 0, page_token: '' }, md());
+    expect(await grpcCall(suite.client.getReservation.bind(suite.client), { guid: reserved.guid }, md())).toEqual(reserved);
+    const list = await grpcCall(suite.client.listReservations.bind(suite.client), { ticket_id: guid, page_size: 0, page_token: '' }, md());
     expect(list.reservations.map((r) => r.guid)).toEqual([reserved.guid]);
-    const byState = (state: ReservationState) => grpcCall(client.listReservations.bind(client), { ticket_id: guid, page_size: 0, page_token: '', state }, md());
+    const byState = (state: ReservationState) => grpcCall(suite.client.listReservations.bind(suite.client), { ticket_id: guid, page_size: 0, page_token: '', state }, md());
     expect((await byState(ReservationState.RESERVATION_STATE_RESERVED)).reservations.map((r) => r.guid)).toEqual([reserved.guid]);
     expect((await byState(ReservationState.RESERVATION_STATE_PENDING)).reservations).toEqual([]);
     // A filter set to UNSPECIFIED is refused, not read as "every state".
@@ -62,36 +45,36 @@ describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
     expect(unspecified.code).toBe(status.INVALID_ARGUMENT);
     expect(readErrorDetails(unspecified).fieldViolations?.map((v) => v.field)).toEqual(['state']);
 
-    const pending = await grpcCall(client.markReservationPending.bind(client), { guid: reserved.guid, ttl_seconds: undefined }, md());
+    const pending = await grpcCall(suite.client.markReservationPending.bind(suite.client), { guid: reserved.guid, ttl_seconds: undefined }, md());
     expect(pending.state).toBe(ReservationState.RESERVATION_STATE_PENDING);
     expect((pending.expires_at!.getTime() - pending.updated_at!.getTime()) / 1000).toBe(1800);
-    expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 0, pending_count: 3, sold_count: 0 });
+    expect(await readTicket(suite.who, guid)).toMatchObject({ reserved_count: 0, pending_count: 3, sold_count: 0 });
 
-    const confirmed = await grpcCall(client.confirmReservation.bind(client), { guid: reserved.guid, barcodes: [] }, md());
+    const confirmed = await grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: reserved.guid, barcodes: [] }, md());
     expect(confirmed.state).toBe(ReservationState.RESERVATION_STATE_CONFIRMED);
     expect(confirmed.expires_at).toBeUndefined();
     expect(confirmed.barcodes).toHaveLength(3);
     for (const code of confirmed.barcodes) expect(code).toMatch(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{12,}$/);
     expect(new Set(confirmed.barcodes).size).toBe(3);
-    expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 0, pending_count: 0, sold_count: 3, scanned_count: 0 });
+    expect(await readTicket(suite.who, guid)).toMatchObject({ reserved_count: 0, pending_count: 0, sold_count: 3, scanned_count: 0 });
 
-    const scan = await grpcCall(client.scanBarcode.bind(client), { event_id: eventGuid, barcode: confirmed.barcodes[0]! }, md());
+    const scan = await grpcCall(suite.client.scanBarcode.bind(suite.client), { event_id: eventGuid, barcode: confirmed.barcodes[0]! }, md());
     expect(scan).toMatchObject({ barcode: confirmed.barcodes[0], ticket_id: guid, reservation_id: reserved.guid });
     expect(scan.scanned_at).toBeInstanceOf(Date);
-    expect((await readTicket(who, guid)).scanned_count).toBe(1);
-    const again = await grpcFailure(grpcCall(client.scanBarcode.bind(client), { event_id: eventGuid, barcode: confirmed.barcodes[0]! }, md()));
+    expect((await readTicket(suite.who, guid)).scanned_count).toBe(1);
+    const again = await grpcFailure(grpcCall(suite.client.scanBarcode.bind(suite.client), { event_id: eventGuid, barcode: confirmed.barcodes[0]! }, md()));
     expect([again.code, again.reason]).toEqual([status.ALREADY_EXISTS, 'already_scanned']);
 
-    const final = await grpcFailure(grpcCall(client.releaseReservation.bind(client), { guid: reserved.guid }, md()));
+    const final = await grpcFailure(grpcCall(suite.client.releaseReservation.bind(suite.client), { guid: reserved.guid }, md()));
     expect([final.code, final.reason]).toEqual([status.FAILED_PRECONDITION, 'invalid_transition']);
-    await expectInvariant(who, db, guid);
+    await expectInvariant(suite.who, suite.db, guid);
   });
 
   it('refuses with ErrorInfo reasons: insufficient_stock, not_on_sale, and 422 field violations', async () => {
-    const { guid } = await newTicket(who, { available_stock: 2 });
+    const { guid } = await newTicket(suite.who, { available_stock: 2 });
     const short = await grpcFailure(reserveTicket(guid, 3));
     expect([short.code, short.reason]).toEqual([status.FAILED_PRECONDITION, 'insufficient_stock']);
-    const closed = await newTicket(who, { status_overrule: 'unavailable' });
+    const closed = await newTicket(suite.who, { status_overrule: 'unavailable' });
     const notOnSale = await grpcFailure(reserveTicket(closed.guid, 1));
     expect([notOnSale.code, notOnSale.reason]).toEqual([status.FAILED_PRECONDITION, 'not_on_sale']);
     const bad = await grpcFailure(reserveTicket(guid, 0, 3601));
@@ -99,34 +82,34 @@ describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
   });
 
   it('refuses with ErrorInfo reasons: barcode_taken, reservation_expired', async () => {
-    const { guid } = await newTicket(who, { available_stock: 5, barcode_type: 'predefined' });
+    const { guid } = await newTicket(suite.who, { available_stock: 5, barcode_type: 'predefined' });
     const first = await reserveTicket(guid, 1);
-    await grpcCall(client.confirmReservation.bind(client), { guid: first.guid, barcodes: ['GATE-0001'] }, md());
+    await grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: first.guid, barcodes: ['GATE-0001'] }, md());
     const second = await reserveTicket(guid, 1, 1);
-    const taken = await grpcFailure(grpcCall(client.confirmReservation.bind(client), { guid: second.guid, barcodes: ['GATE-0001'] }, md()));
+    const taken = await grpcFailure(grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: second.guid, barcodes: ['GATE-0001'] }, md()));
     expect([taken.code, taken.reason]).toEqual([status.ALREADY_EXISTS, 'barcode_taken']);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, second.expires_at!.getTime() - Date.now()) + 1000));
-    const expired = await grpcFailure(grpcCall(client.confirmReservation.bind(client), { guid: second.guid, barcodes: ['GATE-0002'] }, md()));
+    const expired = await grpcFailure(grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: second.guid, barcodes: ['GATE-0002'] }, md()));
     expect([expired.code, expired.reason]).toEqual([status.FAILED_PRECONDITION, 'reservation_expired']);
-    expect(await grpcCall(client.getReservation.bind(client), { guid: second.guid }, md())).toMatchObject({ state: ReservationState.RESERVATION_STATE_EXPIRED, barcodes: [] });
-    await expectInvariant(who, db, guid);
+    expect(await grpcCall(suite.client.getReservation.bind(suite.client), { guid: second.guid }, md())).toMatchObject({ state: ReservationState.RESERVATION_STATE_EXPIRED, barcodes: [] });
+    await expectInvariant(suite.who, suite.db, guid);
   });
 
   it('200 concurrent reservations of 1 against 50 in stock: exactly 50 succeed, 150 insufficient_stock', async () => {
-    const { guid } = await newTicket(who, { available_stock: 50 });
+    const { guid } = await newTicket(suite.who, { available_stock: 50 });
     const results = await Promise.allSettled(Array.from({ length: 200 }, () => reservePatiently(guid, 1)));
     const ok = results.filter((r) => r.status === 'fulfilled');
     const reasons = await Promise.all(results.filter((r) => r.status === 'rejected').map((r) => grpcFailure(Promise.reject(r.reason))));
     expect(ok).toHaveLength(50);
     expect(reasons.map((e) => e.reason ?? `${status[e.code]}: ${e.details}`)).toEqual(Array(150).fill('insufficient_stock'));
-    const counters = await expectInvariant(who, db, guid);
+    const counters = await expectInvariant(suite.who, suite.db, guid);
     expect(counters).toEqual({ sold: 0, reserved: 50, pending: 0 });
-    expect((await readTicket(who, guid)).status).toBe('sold_out');
+    expect((await readTicket(suite.who, guid)).status).toBe('sold_out');
   });
 
   it('mixed amounts, confirms, releases and expiries racing: never more than the stock, counters equal the sums', async () => {
     const stock = 40;
-    const { guid } = await newTicket(who, { available_stock: stock, availability_margin: 2 });
+    const { guid } = await newTicket(suite.who, { available_stock: stock, availability_margin: 2 });
     const outcome = { confirmed: 0 };
     const buyer = async (i: number) => {
       const amount = 1 + (i % 4);
@@ -142,38 +125,38 @@ describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
       if (expiring) return;
       const reservationGuid = reservation.guid;
       if (i % 3 === 0) {
-        await grpcPatiently(() => grpcCall(client.releaseReservation.bind(client), { guid: reservationGuid }, md()));
+        await grpcPatiently(() => grpcCall(suite.client.releaseReservation.bind(suite.client), { guid: reservationGuid }, md()));
         return;
       }
-      await grpcPatiently(() => grpcCall(client.markReservationPending.bind(client), { guid: reservationGuid, ttl_seconds: 60 }, md()));
-      await grpcPatiently(() => grpcCall(client.confirmReservation.bind(client), { guid: reservationGuid, barcodes: [] }, md()));
+      await grpcPatiently(() => grpcCall(suite.client.markReservationPending.bind(suite.client), { guid: reservationGuid, ttl_seconds: 60 }, md()));
+      await grpcPatiently(() => grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: reservationGuid, barcodes: [] }, md()));
       outcome.confirmed += amount;
     };
     await Promise.all(Array.from({ length: 120 }, (_, i) => buyer(i)));
-    const first = await expectInvariant(who, db, guid);
+    const first = await expectInvariant(suite.who, suite.db, guid);
     expect(first.sold).toBe(outcome.confirmed);
     // a second wave while the 1-second reservations of the first expire
     await new Promise((resolve) => setTimeout(resolve, 1200));
     await Promise.all(Array.from({ length: 80 }, (_, i) => buyer(i + 1)));
-    const second = await expectInvariant(who, db, guid);
+    const second = await expectInvariant(suite.who, suite.db, guid);
     expect(second.sold).toBe(outcome.confirmed);
     expect(second.sold + second.reserved + second.pending).toBeLessThanOrEqual(stock - 2);
   });
 
   it('another company\'s reservation is NOT_FOUND, with google.rpc.ResourceInfo naming what was asked for', async () => {
-    const { guid, eventGuid } = await newTicket(who, { available_stock: 5 });
+    const { guid, eventGuid } = await newTicket(suite.who, { available_stock: 5 });
     const reservation = await reserveTicket(guid, 1);
-    const stranger = await signUpAndLogin(stack);
+    const stranger = await signUpAndLogin(suite.stack);
     const them = () => meta(stranger.accessToken);
-    const err = await grpcFailure(grpcCall(client.getReservation.bind(client), { guid: reservation.guid }, them()));
+    const err = await grpcFailure(grpcCall(suite.client.getReservation.bind(suite.client), { guid: reservation.guid }, them()));
     expect(err.code).toBe(status.NOT_FOUND);
     expect(readErrorDetails(err).resource).toEqual({ type: 'ticketing.v1.Reservation', name: reservation.guid });
-    const release = await grpcFailure(grpcCall(client.releaseReservation.bind(client), { guid: reservation.guid }, them()));
+    const release = await grpcFailure(grpcCall(suite.client.releaseReservation.bind(suite.client), { guid: reservation.guid }, them()));
     expect(release.code).toBe(status.NOT_FOUND);
     expect(readErrorDetails(release).resource).toEqual({ type: 'ticketing.v1.Reservation', name: reservation.guid });
     const ticket = await grpcFailure(reserveTicketAs(them(), guid));
     expect(readErrorDetails(ticket).resource).toEqual({ type: 'ticketing.v1.Ticket', name: guid });
-    const scan = await grpcFailure(grpcCall(client.scanBarcode.bind(client), { event_id: eventGuid, barcode: 'NOSUCHCODE' }, md()));
+    const scan = await grpcFailure(grpcCall(suite.client.scanBarcode.bind(suite.client), { event_id: eventGuid, barcode: 'NOSUCHCODE' }, md()));
     expect(scan.code).toBe(status.NOT_FOUND);
     expect(readErrorDetails(scan).resource).toEqual({ type: 'ticketing.v1.Barcode', name: 'NOSUCHCODE' });
   });

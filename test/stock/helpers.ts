@@ -15,6 +15,7 @@ import { callerMetadata, grpcCall as supportCall, grpcFailure as supportFailure 
 import { openTicketDatabase } from '../../services/ticket/server.js';
 import { bearer, request, type JsonResponse } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
+import { suiteOfFile } from '../support/suite.js';
 import { signUpAndLogin } from '../support/http.js';
 
 export const RESERVATION_KEYS = ['amount', 'barcodes', 'company_id', 'created_at', 'event_id', 'expires_at', 'guid', 'state', 'ticket_id', 'updated_at'];
@@ -188,9 +189,9 @@ export interface StockSuite {
   stop(): Promise<void>;
 }
 
-/** A stack with one seller; the sweeper is kept out of the way, so expiry must be exact without it. */
-export async function startStockSuite(): Promise<StockSuite> {
-  const stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000' });
+/** A stack with one seller; the sweeper is kept out of the way, so expiry must be exact without it. `env`: more stack settings. */
+export async function startStockSuite(env: Record<string, string> = {}): Promise<StockSuite> {
+  const stack = await startTestStack({ STOCK_SWEEP_INTERVAL_MS: '3600000', ...env });
   const account = await signUpAndLogin(stack);
   const db = ticketDatabase(stack);
   return {
@@ -202,4 +203,33 @@ export async function startStockSuite(): Promise<StockSuite> {
       await stack.stop();
     },
   };
+}
+
+export interface ReservationSuite extends StockSuite {
+  /** ReservationService on the suite's stack. */
+  client: ReservationServiceClient;
+}
+
+/** A stock suite started with a gRPC client of its stack (`connect`); `stop` closes both. */
+export async function startStockSuiteWithClient<C extends { close(): void }>(connect: (stack: TestStack) => C): Promise<StockSuite & { client: C }> {
+  const suite = await startStockSuite();
+  const client = connect(suite.stack);
+  return {
+    ...suite,
+    client,
+    async stop() {
+      client.close();
+      await suite.stop();
+    },
+  };
+}
+
+/** A stock suite with a ReservationService client; `stop` closes both. */
+export function startReservationSuite(): Promise<ReservationSuite> {
+  return startStockSuiteWithClient(grpcClient);
+}
+
+/** The reservation suite of one test file (suiteOfFile: read its fields inside a test). */
+export function reservationSuiteOfFile(): ReservationSuite {
+  return suiteOfFile(startReservationSuite);
 }

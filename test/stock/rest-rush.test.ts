@@ -12,7 +12,10 @@ let who: Seller;
 let db: Knex;
 
 beforeAll(async () => {
-  suite = await startStockSuite();
+  // The gateway waits for the ticket service as long as the gRPC suites' clients do (grpcCall, 30 s):
+  // on a loaded machine a move can wait in a rush's queue past the default 5 s, answered 504, and
+  // a scan or a move retried after a 504 may be its own second attempt. Not what this suite tests.
+  suite = await startStockSuite({ GRPC_DEADLINE_MS: '30000' });
   ({ who, db } = suite);
 });
 

@@ -16,6 +16,7 @@
  * Everything a test changes beyond that it makes itself (its own tickets, events, accounts), so
  * that every test passes alone and in any order (`vitest --sequence.shuffle`).
  */
+import { afterAll, beforeAll } from 'vitest';
 import { createEvent, type Who } from './api.js';
 import { signUpAndLogin, type Account } from './http.js';
 import type { EventJson } from './json-types.js';
@@ -61,4 +62,18 @@ export async function startSuite(options: SuiteOptions = {}): Promise<Suite | Su
     await stack.stop();
     throw err;
   }
+}
+
+/**
+ * The suite of one test file, from `start`: started before the file's tests, stopped after them.
+ * Its fields are filled in when the tests start, so read them inside a test, not at the file's
+ * top level.
+ */
+export function suiteOfFile<S extends { stop(): Promise<void> }>(start: () => Promise<S>): S {
+  const suite = {} as S;
+  beforeAll(async () => {
+    Object.assign(suite, await start());
+  });
+  afterAll(() => suite.stop?.());
+  return suite;
 }
