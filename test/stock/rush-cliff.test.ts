@@ -43,23 +43,29 @@ afterAll(async () => {
 const shopsOf = (): RushShop[] => [grpcRushShop(stack.ticketGrpcAddress, who.token), restRushShop(stack.baseUrl, who.token)];
 
 /**
- * The seam that makes a busy refusal happen whatever the timing: just before each reservation
- * of `ticketGuid` reaches the ticket's queue, QUEUE_MAX moves of another caller (empty
- * transactions, taking no stock) queue first, so the reservation finds the queue full. (A
- * batch held open in `beforeCommit` would not do on SQLite: its one connection would hold
- * back the reservations' own reads before they reach the queue.)
+ * The seam that makes a busy refusal happen whatever the timing: just before each move that
+ * takes stock of `ticketGuid` reaches the ticket's queue (through either entry of the
+ * batcher: `transaction` or `plan`), QUEUE_MAX moves of another caller (empty transactions,
+ * taking no stock) queue first, so the move finds the queue full. (A batch held open in
+ * `beforeCommit` would not do on SQLite: its one connection would hold back the
+ * reservations' own reads before they reach the queue.)
  */
 function fillQueueBeforeEachReservation(ticketGuid: string): { settled(): Promise<unknown>; restore(): void } {
   const batcher = stack.running.ticket.batcher;
   const transaction = batcher.transaction.bind(batcher);
   const fillers: Array<Promise<unknown>> = [];
-  const spy = vi.spyOn(batcher, 'transaction').mockImplementation(((guid, work, options) => {
-    if (guid === ticketGuid && options?.takesStock) {
-      for (let i = 0; i < QUEUE_MAX; i++) fillers.push(transaction(guid, async () => undefined));
-    }
-    return transaction(guid, work, options);
-  }) as typeof batcher.transaction);
-  return { settled: () => Promise.all(fillers), restore: () => spy.mockRestore() };
+  const fillFirst = (guid: string | undefined, options: { takesStock?: boolean } | undefined) => {
+    if (guid !== ticketGuid || !options?.takesStock) return;
+    for (let i = 0; i < QUEUE_MAX; i++) fillers.push(transaction(guid, async () => undefined));
+  };
+  const spies = (['transaction', 'plan'] as const).map((entry) => {
+    const original = (batcher[entry] as (...args: unknown[]) => Promise<unknown>).bind(batcher);
+    return vi.spyOn(batcher, entry).mockImplementation(((guid: string, move: unknown, options?: { takesStock?: boolean }) => {
+      fillFirst(guid, options);
+      return original(guid, move, options);
+    }) as never);
+  });
+  return { settled: () => Promise.all(fillers), restore: () => spies.forEach((spy) => spy.mockRestore()) };
 }
 
 describe('past the cliff: a rush with a small move queue', { timeout: 120_000 }, () => {
