@@ -12,7 +12,10 @@
  *   BENCH_LIST_TICKETS [200000]   BENCH_LIST_ROUNDS [2]
  *   BENCH_TOPOLOGY [three]: three (auth, ticket, gateway processes), one (npm start), both
  *   BENCH_MODE [compare]: compare (the above), scale (read and list latency at 1k vs 1M tickets)
- *   BENCH_RUSH [1]: 0 skips the on-sale rush, only runs just it (RUSH_STOCK, RUSH_BUYERS)
+ *   BENCH_RUSH [1]: 0 skips the on-sale rush, only runs just it (on a stack of its own, nothing filled)
+ *   BENCH_RUSH_BACKEND [mysql]: the rush's backend: mysql (MySQL + Redis, each BENCH_TOPOLOGY),
+ *     embedded (`npm start` with nothing configured: SQLite, in-process cache; no raw limit), or both
+ *   RUSH_STOCK [10000], RUSH_BUYERS [500; a list, e.g. 500,1000,5000: one rush per size], RUSH_READERS [4]
  *   BENCH_ONLY: list (just the full list) or load (everything but the full list)
  *   BENCH_CPU_PROF=<dir>: CPU profiles (--cpu-prof) of the stack's processes into <dir>
  *   BENCH_LOG_LEVEL (the services' LOG_LEVEL; default: production's info), RATE_LIMIT_* (passed on)
@@ -27,10 +30,10 @@ import { callUnary } from '../../lib/grpc/client.js';
 import { ROOT } from '../ops/compose-file.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
-import { rssMb, startBaseline, startBenchStack, type Baseline, type BenchStack, type Topology } from './bench-processes.js';
+import { rssMb, startBaseline, startBenchStack, startOneProcess, type Baseline, type BenchStack, type Topology } from './bench-processes.js';
 import { fillTickets, type Filled } from './fill-tickets.js';
 import { callTurn, httpTurn, median, type HttpLoad, type Turn } from './load.js';
-import { runRush } from './rush-bench.js';
+import { runRushes } from './rush-bench.js';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -49,9 +52,12 @@ const settings = {
   topologies: (env.BENCH_TOPOLOGY === 'both' ? ['three', 'one'] : [env.BENCH_TOPOLOGY === 'one' ? 'one' : 'three']) as Topology[],
   mode: env.BENCH_MODE === 'scale' ? 'scale' : 'compare',
   rush: env.BENCH_RUSH ?? '1',
+  rushBackends: (env.BENCH_RUSH_BACKEND === 'both' ? ['mysql', 'embedded'] : [env.BENCH_RUSH_BACKEND === 'embedded' ? 'embedded' : 'mysql']) as RushBackend[],
   /** list: only the full list; load: only the autocannon scenarios (and the rush). */
   only: env.BENCH_ONLY === 'list' || env.BENCH_ONLY === 'load' ? env.BENCH_ONLY : undefined,
 };
+
+type RushBackend = 'mysql' | 'embedded';
 
 /** One row of the result: a scenario's medians on the stack and, where there is one, on the baseline. */
 interface ScenarioResult {
@@ -175,7 +181,6 @@ async function compare(topology: Topology, measured: (scenarios: ScenarioResult[
   const grpc = new TicketServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
   try {
     const fx = await prepare(stack);
-    if (settings.rush === 'only') return await runRush({ ...stack, backend: `mysql, ${topology}` }, fx.writer.accessToken);
     baseline = await startBaseline(stack.ticketDatabaseUrl, settings.redisUrl);
     await baseline.addSession(fx.reader.accessToken, [fx.reader.companyId]);
     const list = settings.only === 'list' ? [] : scenarios(stack, baseline, fx, grpc);
@@ -207,10 +212,24 @@ async function compare(topology: Topology, measured: (scenarios: ScenarioResult[
       console.log(`list round ${round}/${settings.listRounds} ${topology}: stack ${onStack.seconds.toFixed(1)} s (${onStack.items}), baseline ${onBaseline.seconds.toFixed(1)} s (${onBaseline.items})`);
     }
     measured(results, settings.only === 'load' ? [] : [lists]);
-    return settings.rush === '0' || settings.only === 'list' ? [] : await runRush({ ...stack, backend: `mysql, ${topology}` }, fx.writer.accessToken);
+    return rushes() && settings.rushBackends.includes('mysql') ? await runRushes({ ...stack, backend: `mysql, ${topology}` }, fx.writer.accessToken) : [];
   } finally {
     grpc.close();
     await baseline?.stop();
+    await stack.stop();
+  }
+}
+
+/** Whether this run has a rush after the other scenarios. */
+const rushes = () => settings.rush !== '0' && settings.only !== 'list';
+
+/** The rush on a stack of its own: MySQL + Redis in `topology`, or the embedded `npm start`. */
+async function rushOnOwnStack(backend: RushBackend, topology: Topology): Promise<Record<string, unknown>[]> {
+  const stack = backend === 'mysql' ? await startBenchStack(topology, settings.mysqlUrl, settings.redisUrl) : await startOneProcess(undefined, undefined);
+  try {
+    const buyer = await signUpAndLogin({ authUrl: stack.authUrl } as TestStack);
+    return await runRushes({ ...stack, backend: `${backend}, ${stack.topology}` }, buyer.accessToken);
+  } finally {
     await stack.stop();
   }
 }
@@ -321,6 +340,16 @@ async function main(): Promise<void> {
   const file = path.join(ROOT, 'test/bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const summary = () => ({ scenarios: all.scenarios.map(summarize), lists: all.lists.map(summarizeList) });
   const save = () => write(file, { settings, machine, seconds: (performance.now() - started) / 1000, summary: summary(), turns: all.scenarios, lists: all.lists, rush: all.rush });
+  if (settings.rush === 'only') {
+    for (const backend of settings.rushBackends) {
+      for (const topology of backend === 'mysql' ? settings.topologies : (['one'] as const)) {
+        all.rush.push(...(await rushOnOwnStack(backend, topology)));
+        save();
+      }
+    }
+    console.log(`\nwritten to ${file} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    return;
+  }
   for (const topology of settings.topologies) {
     const rush = await compare(topology, (scenarios, lists) => {
       all.scenarios.push(...scenarios);
@@ -332,6 +361,10 @@ async function main(): Promise<void> {
       save();
     });
     all.rush.push(...rush);
+    save();
+  }
+  if (rushes() && settings.rushBackends.includes('embedded')) {
+    all.rush.push(...(await rushOnOwnStack('embedded', 'one')));
     save();
   }
   console.log(`\nwritten to ${file} in ${((performance.now() - started) / 1000).toFixed(0)} s`);

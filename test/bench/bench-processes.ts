@@ -74,8 +74,12 @@ export async function startBenchStack(topology: Topology, mysqlUrl: string, redi
   return startOneProcess(mysqlUrl, redisUrl);
 }
 
-/** `npm start`: services/stack.ts, all three servers in one process; without `mysqlUrl` on the embedded backend (SQLite in its data directory). */
-export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: string): Promise<BenchStack> {
+/**
+ * `npm start`: services/stack.ts, all three servers in one process; without `mysqlUrl` on the
+ * embedded backend (SQLite in its data directory), and without `redisUrl` with its in-process
+ * cache and counters too (what `npm start` runs with nothing configured).
+ */
+export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: string | undefined): Promise<BenchStack> {
   const id = `bench${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ticketing-bench-'));
   const databases = mysqlUrl ? await createTestDatabases(mysqlUrl, id) : { authUrl: '', ticketUrl: '', drop: async () => undefined };
@@ -92,7 +96,7 @@ export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: st
     DATA_DIR: dataDir,
     AUTH_DATABASE_URL: databases.authUrl,
     TICKET_DATABASE_URL: databases.ticketUrl,
-    REDIS_URL: redisUrl,
+    REDIS_URL: redisUrl ?? '',
     REDIS_KEY_PREFIX: prefix,
     AUTH_SIGNING_KEY: generatePrivateKey(),
     AUTH_RATE_LIMIT_SECRET: randomBytes(32).toString('hex'),
@@ -105,7 +109,7 @@ export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: st
   const stop = async () => {
     await terminate(child);
     await databases.drop().catch(() => undefined);
-    await deleteRedisKeys(redisUrl, prefix).catch(() => undefined);
+    if (redisUrl) await deleteRedisKeys(redisUrl, prefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {

@@ -1,18 +1,19 @@
 /**
- * The on-sale rush (issue 9): one ticket with RUSH_STOCK (10,000) in stock, RUSH_BUYERS
- * (500) concurrent buyers each reserving 1-4 and confirming, again and again until the
- * ticket is sold out; once over gRPC (ReservationService, as a shop would) and once over
- * REST (through the gateway). Prints reservations per second, p50/p99 of the reserve
- * call, the final counters and how much was oversold (must be 0). Then the same rush with
- * bare SQL on the same database server (rush-limit.ts: one transaction per move, and
- * batched), and each of our figures beside the limit's, with the ratio (issue 22).
+ * The on-sale rush (issues 9 and 22): one ticket with RUSH_STOCK (10,000) in stock and
+ * RUSH_BUYERS (500; a list such as `500,1000,5000` runs one rush per size) concurrent buyers
+ * each reserving 1-4 and confirming until it is sold out (test/support/rush.ts), once over
+ * gRPC (ReservationService, as a shop calls it) and once over REST (through the gateway),
+ * while RUSH_READERS (4) readers GET the ticket back to back. A reservation refused at once as
+ * busy is no error: its buyer waits the Retry-After it was given and tries again. Prints per
+ * rush the throughput, the reserve, confirm and read latencies, every kind of failure, what
+ * stayed stranded and what was oversold. On MySQL then the same rush with bare SQL on the same
+ * database server (rush-limit.ts: one transaction per move, and batched), and each of our
+ * figures beside the limit's, with the ratio. Asserts nothing.
  */
-import { performance } from 'node:perf_hooks';
-import { credentials, Metadata } from '@grpc/grpc-js';
-import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
-import { callUnary } from '../../lib/grpc/client.js';
-import { readErrorDetails, isServiceError } from '../../lib/grpc/errors.js';
+import { grpcRushShop, restRushShop, type RushShop } from '../support/rush-shops.js';
+import { oversold, runRush, stranded, type RushTally } from '../support/rush.js';
 import { bearer, request } from '../support/http.js';
+import { percentile } from './load.js';
 import { rushLimit, type LimitMode, type RushFigures } from './rush-limit.js';
 
 /** What the rush needs of a running stack. */
@@ -20,161 +21,115 @@ export interface RushTarget {
   backend: string;
   baseUrl: string;
   ticketGrpcAddress: string;
-  /** The ticket database's MySQL URL: the raw limit runs on a scratch database of the same server. */
+  /** The ticket database's MySQL URL (the raw limit runs on a scratch database of the same server); '' on the embedded backend. */
   ticketDatabaseUrl: string;
 }
 
 /** Read when a rush starts, so that a caller (BENCH_QUICK) can set smaller defaults first. */
 const stock = () => Number(process.env.RUSH_STOCK ?? '10000');
-const buyers = () => Number(process.env.RUSH_BUYERS ?? '500');
+const sizes = () => (process.env.RUSH_BUYERS ?? '500').split(',').map((size) => Number(size.trim()));
+const readers = () => Number(process.env.RUSH_READERS ?? '4');
 
-type Attempt = 'sold' | 'sold_out' | 'error';
+/** What a shop told to come back after Retry-After does: waits that long, plus a little jitter so the refused do not all return at once. */
+const retryAfterWaitMs = (retryAfterSeconds: number) => retryAfterSeconds * 1000 + Math.random() * 250;
 
-interface Shop {
-  name: string;
-  /** Reserves `amount` and confirms; how it went. */
-  buy(ticketGuid: string, amount: number): Promise<{ outcome: Attempt; reserveMs: number }>;
-  close(): void;
-}
+const ms = (values: readonly number[], p: number) => Number(percentile([...values].sort((a, b) => a - b), p).toFixed(1));
 
-function grpcShop(stack: RushTarget, token: string): Shop {
-  const client = new ReservationServiceClient(stack.ticketGrpcAddress, credentials.createInsecure());
-  const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${token}`);
+/** One row of the rush table; docs/PERFORMANCE.md "The on-sale rush" says what each column means. */
+function rushRow(path: string, buyers: number, tally: RushTally): Record<string, unknown> {
+  const confirms = tally.reservations - tally.confirmFailures;
   return {
-    name: 'gRPC ReservationService',
-    async buy(ticketGuid, amount) {
-      const t0 = performance.now();
-      try {
-        const reservation = await callUnary(client.reserveTicket.bind(client), { ticket_id: ticketGuid, amount, ttl_seconds: undefined, request_id: '' }, metadata, 30_000);
-        const reserveMs = performance.now() - t0;
-        await callUnary(client.confirmReservation.bind(client), { guid: reservation.guid, barcodes: [] }, metadata, 30_000);
-        return { outcome: 'sold', reserveMs };
-      } catch (err) {
-        const soldOut = isServiceError(err) && readErrorDetails(err).reason === 'insufficient_stock';
-        return { outcome: soldOut ? 'sold_out' : 'error', reserveMs: performance.now() - t0 };
-      }
-    },
-    close: () => client.close(),
+    path,
+    stock: stock(),
+    buyers,
+    reservations: tally.reservations,
+    'reservations/s': Math.round(tally.reservations / tally.seconds),
+    'reserve p50 ms': ms(tally.reserveMs, 50),
+    'reserve p99 ms': ms(tally.reserveMs, 99),
+    'confirms/s': Math.round(confirms / tally.seconds),
+    'confirm p99 ms': ms(tally.confirmMs, 99),
+    'read p50 ms': ms(tally.readMs, 50),
+    'read p99 ms': ms(tally.readMs, 99),
+    reads: tally.reads,
+    'refused busy': tally.refusedBusy,
+    'reserve errors': tally.reserveFailures,
+    'confirm errors': tally.confirmFailures,
+    'read errors': tally.readErrors,
+    'reads behind sales': tally.readsBehindSales,
+    sold_count: tally.final.sold_count,
+    stranded: stranded(tally.final),
+    oversold: oversold(tally.final, tally.boughtUnits),
   };
 }
 
-function restShop(stack: RushTarget, token: string): Shop {
-  const headers = bearer(token);
-  return {
-    name: 'REST via the gateway',
-    async buy(ticketGuid, amount) {
-      const t0 = performance.now();
-      const reserved = await request(`${stack.baseUrl}/ticket/${ticketGuid}/reservations`, { method: 'POST', headers, json: { amount } }).catch(() => undefined);
-      const reserveMs = performance.now() - t0;
-      if (reserved?.status === 409 && reserved.body.code === 'insufficient_stock') return { outcome: 'sold_out', reserveMs };
-      if (reserved?.status !== 201) return { outcome: 'error', reserveMs };
-      const confirmed = await request(`${stack.baseUrl}/reservation/${reserved.body.guid}/confirm`, { method: 'POST', headers }).catch(() => undefined);
-      return { outcome: confirmed?.status === 200 ? 'sold' : 'error', reserveMs };
-    },
-    close: () => undefined,
-  };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0;
-}
-
-async function rush(stack: RushTarget, token: string, eventGuid: string, shop: Shop): Promise<Record<string, unknown>> {
-  const STOCK = stock();
-  const BUYERS = buyers();
-  const headers = bearer(token);
-  const ticket = await request(`${stack.baseUrl}/event/${eventGuid}/ticket`, {
+async function rushOnce(target: RushTarget, token: string, eventGuid: string, shop: RushShop, buyers: number): Promise<Record<string, unknown>> {
+  const ticket = await request(`${target.baseUrl}/event/${eventGuid}/ticket`, {
     method: 'POST',
-    headers,
-    json: { name: `Rush ${shop.name}`, vat_percentage: 21, available_stock: STOCK, max_orderable_amount_per_order: 4 },
+    headers: bearer(token),
+    json: { name: `Rush ${shop.name} ${buyers}`, vat_percentage: 21, available_stock: stock(), max_orderable_amount_per_order: 4 },
   });
   if (ticket.status !== 201) throw new Error(`ticket: ${ticket.status} ${ticket.text}`);
-  const guid = ticket.body.guid as string;
-  const latencies: number[] = [];
-  let bought = 0;
-  let reservations = 0;
-  let errors = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: BUYERS }, async (_, buyer) => {
-      for (let round = 0; ; round++) {
-        const amount = 1 + ((buyer + round) % 4);
-        const { outcome, reserveMs } = await shop.buy(guid, amount);
-        latencies.push(reserveMs);
-        if (outcome === 'sold_out') return;
-        if (outcome === 'error') {
-          errors++;
-          if (errors > BUYERS) return;
-          continue;
-        }
-        reservations++;
-        bought += amount;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const final = (await request(`${stack.baseUrl}/ticket/${guid}`, { headers })).body;
-  latencies.sort((a, b) => a - b);
-  return {
-    path: shop.name,
-    stock: STOCK,
-    buyers: BUYERS,
-    reservations,
-    'reservations/s': Math.round(reservations / seconds),
-    'reserve p50 ms': percentile(latencies, 50).toFixed(1),
-    'reserve p99 ms': percentile(latencies, 99).toFixed(1),
-    'confirms/s': Math.round(reservations / seconds),
-    sold_count: final.sold_count,
-    reserved_count: final.reserved_count,
-    pending_count: final.pending_count,
-    status: final.status,
-    'bought by buyers': bought,
-    oversold: Math.max(0, final.sold_count + final.reserved_count + final.pending_count - STOCK) + Math.max(0, bought - final.sold_count),
-    errors,
-  };
+  const tally = await runRush({
+    baseUrl: target.baseUrl,
+    token,
+    ticketGuid: ticket.body.guid as string,
+    shops: [shop],
+    buyers,
+    readers: readers(),
+    busyWaitMs: retryAfterWaitMs,
+  });
+  for (const sample of tally.failureSamples) console.log(`  ${target.backend}, ${shop.name}, ${buyers} buyers: ${sample}`);
+  return rushRow(shop.name, buyers, tally);
 }
 
 /** The figures compared with the limit; `oversold` must be 0 everywhere. */
 const COMPARED = ['reservations/s', 'reserve p50 ms', 'reserve p99 ms', 'confirms/s', 'oversold'] as const satisfies readonly (keyof RushFigures)[];
 
 /** One row per figure: ours over gRPC and REST, the limit per move and batched, and ours / batched. */
-function againstLimit(ours: readonly Record<string, unknown>[], limits: Record<LimitMode, RushFigures>): Record<string, unknown>[] {
-  const [grpc, rest] = ours.map((row) => (key: string) => Number(row[key]));
+function againstLimit(grpcRow: Record<string, unknown>, restRow: Record<string, unknown>, limits: Record<LimitMode, RushFigures>): Record<string, unknown>[] {
   const ratio = (a: number, b: number) => (b > 0 ? Number((a / b).toFixed(2)) : null);
   return COMPARED.map((figure) => ({
     figure,
-    gRPC: grpc!(figure),
-    REST: rest!(figure),
+    gRPC: Number(grpcRow[figure]),
+    REST: Number(restRow[figure]),
     'limit, per move': limits['per move'][figure],
     'limit, batched': limits.batched[figure],
-    'gRPC / batched': ratio(grpc!(figure), limits.batched[figure]),
-    'REST / batched': ratio(rest!(figure), limits.batched[figure]),
+    'gRPC / batched': ratio(Number(grpcRow[figure]), limits.batched[figure]),
+    'REST / batched': ratio(Number(restRow[figure]), limits.batched[figure]),
   }));
 }
 
 /**
- * Runs the rush over gRPC and over REST on the given stack, then the raw limit on the same
- * database server; prints both and the comparison, returns the rows.
+ * Runs the rush of each size over gRPC and over REST on the given stack and prints one table;
+ * on MySQL then the raw limit of each size on the same database server and ours against it.
+ * Returns every row (ours and the limit's).
  */
-export async function runRush(stack: RushTarget, token: string): Promise<Record<string, unknown>[]> {
-  const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(token), json: { name: 'On-sale rush' } });
-  const rows: Record<string, unknown>[] = [];
-  for (const shop of [grpcShop(stack, token), restShop(stack, token)]) {
-    try {
-      rows.push(await rush(stack, token, event.body.guid as string, shop));
-    } finally {
-      shop.close();
+export async function runRushes(target: RushTarget, token: string): Promise<Record<string, unknown>[]> {
+  const event = await request(`${target.baseUrl}/event`, { method: 'POST', headers: bearer(token), json: { name: 'On-sale rush' } });
+  const ours: Record<string, unknown>[] = [];
+  for (const buyers of sizes()) {
+    for (const shop of [grpcRushShop(target.ticketGrpcAddress, token), restRushShop(target.baseUrl, token)]) {
+      try {
+        ours.push(await rushOnce(target, token, event.body.guid as string, shop, buyers));
+      } finally {
+        shop.close();
+      }
     }
   }
-  console.log(`\nOn-sale rush (${stack.backend}): each buyer reserves 1-4 and confirms, until sold out\n`);
-  console.table(rows);
-  const limits = {} as Record<LimitMode, RushFigures>;
-  for (const mode of ['per move', 'batched'] as const) {
-    limits[mode] = await rushLimit(mode, { mysqlUrl: stack.ticketDatabaseUrl, stock: stock(), buyers: buyers() });
-    rows.push({ path: `bare SQL, ${mode}`, stock: stock(), buyers: buyers(), ...limits[mode] });
+  console.log(`\nOn-sale rush (${target.backend}): each buyer reserves 1-4 and confirms until sold out, ${readers()} readers meanwhile\n`);
+  console.table(ours);
+  if (!target.ticketDatabaseUrl.startsWith('mysql')) return ours.map((row) => ({ backend: target.backend, ...row }));
+
+  const limitRows: Record<string, unknown>[] = [];
+  for (const buyers of sizes()) {
+    const limits = {} as Record<LimitMode, RushFigures>;
+    for (const mode of ['per move', 'batched'] as const) {
+      limits[mode] = await rushLimit(mode, { mysqlUrl: target.ticketDatabaseUrl, stock: stock(), buyers });
+      limitRows.push({ path: `bare SQL, ${mode}`, stock: stock(), buyers, ...limits[mode] });
+    }
+    const [grpcRow, restRow] = ours.filter((row) => row.buyers === buyers);
+    console.log(`\nThe same rush with bare SQL on the same database server (no RPC), and ours against it: ${buyers} buyers\n`);
+    console.table(againstLimit(grpcRow!, restRow!, limits));
   }
-  console.log(`\nThe same rush with bare SQL on the same database server (no RPC), and ours against it\n`);
-  console.table(againstLimit(rows, limits));
-  return rows;
+  return [...ours, ...limitRows].map((row) => ({ backend: target.backend, ...row }));
 }
