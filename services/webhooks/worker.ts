@@ -67,8 +67,8 @@ export function eventBody(event: ClaimedDelivery['event']): string {
   return JSON.stringify({ id, type, created_at: formatTimestamp(createdAt), company_id: companyId, sequence, data: JSON.parse(event.data) as unknown });
 }
 
-export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logger, onHealthyRound: () => void = () => undefined): RunningWorker {
-  const store = new DeliveryStore(db);
+/** `store`: a test's seam (a store whose recording it holds); the worker's own otherwise. */
+export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logger, onHealthyRound: () => void = () => undefined, store = new DeliveryStore(db)): RunningWorker {
   // One attempt's worth: sendWebhook's deadline for the lookup, the connection and the answer together.
   const attemptMs = config.WEBHOOK_TIMEOUT_MS;
   const leaseMs = attemptMs + LEASE_MARGIN_MS;
@@ -87,7 +87,8 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
    * queue goes back unsent once those in flight have ended, so a dead receiver costs one
    * timeout per round, not one per event. Before each start the leases of the rest, and of
    * those sent but not recorded yet, are renewed when they could run out during a send, so a
-   * long queue never outlives them.
+   * long queue never outlives them; after the last start, those still waiting to be recorded
+   * keep theirs renewed on the same terms until they are.
    */
   const busy = new Map<string, Promise<void>>();
   const sendQueue = async (deliveries: ClaimedDelivery[]) => {
@@ -113,6 +114,19 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
       while (recording || run.length) {
         flush();
         await recording;
+      }
+    };
+    /** Renews the leases of those sent but not recorded whenever less than one attempt's deadline + RENEW_MARGIN_MS is left, until `settled`. */
+    const keepUnrecordedLeased = async (settled: Promise<void>) => {
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined;
+        const due = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, leaseUntil - attemptMs - RENEW_MARGIN_MS - Date.now(), false)));
+        const done = await Promise.race([settled.then(() => true), due]);
+        clearTimeout(timer);
+        if (done) return;
+        const renewedAt = Date.now();
+        await store.renew([...unrecorded], leaseMs).catch((err: unknown) => logger.warn({ err: errorCode(err) }, 'renewing webhook leases failed; those not recorded by then go again'));
+        leaseUntil = renewedAt + leaseMs;
       }
     };
     const inFlight = new Set<Promise<void>>();
@@ -178,8 +192,7 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
         inFlight.add(sending);
       }
     } finally {
-      await Promise.all(inFlight);
-      await drain();
+      await keepUnrecordedLeased(Promise.all(inFlight).then(drain));
       if (!leaseLost) await store.release(deliveries.slice(started));
     }
   };
