@@ -13,7 +13,7 @@ export interface Problem {
   retryAfterSeconds?: number;
   /** Sent as RFC 6750 `error` in WWW-Authenticate: on a 401 (`invalid_token`) or a 403 (`insufficient_scope`). */
   authError?: string;
-  /** Extension members: a refused stock move's machine-readable `code` and the facts that go with it. */
+  /** Extension members: a refused stock move's (or a busy ticket's) machine-readable `code` and the facts that go with it. */
   members?: Record<string, string | number>;
 }
 
@@ -139,7 +139,8 @@ export function problemFromGrpc(err: ServiceError): Problem {
     detail,
     retryAfterSeconds: status === 503 ? (details.retryAfterSeconds ?? 1) : status === 429 ? (details.retryAfterSeconds ?? 1) : undefined,
     authError: authErrorFor(status, details.reason),
-    members: stockConflict ? { ...conflictMembers(details.reasonMetadata), code: details.reason! } : undefined,
+    // The reason of a refused move, or of a busy ticket, is the problem's `code` member.
+    members: stockConflict || busy ? { ...conflictMembers(details.reasonMetadata), code: details.reason! } : undefined,
   };
 }
 

@@ -4,7 +4,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
-import { STOCK_CONFLICTS } from '../../lib/stock-conflicts.js';
+import { STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
@@ -226,7 +226,11 @@ function orderInputSchema(bodies: (typeof ORDER_BODIES)[keyof typeof ORDER_BODIE
 
 /** The extension members a refused stock move adds to a problem. */
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
-  code: { type: 'string', enum: Object.keys(STOCK_CONFLICTS), description: 'A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain.' },
+  code: {
+    type: 'string',
+    enum: [...Object.keys(STOCK_CONFLICTS), TICKET_BUSY],
+    description: `A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain. ${TICKET_BUSY}: a 503 refusing a reservation because too many buyers wait for its ticket; nothing was reserved, try again after Retry-After.`,
+  },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
   ticket_id: { ...GUID, description: 'A refused order line: the GUID of its ticket.' },
   remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },

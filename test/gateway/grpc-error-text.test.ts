@@ -1,7 +1,8 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { problemFromGrpc } from '../../gateway/problem.js';
+import { problemFromGrpc, problemJson } from '../../gateway/problem.js';
 import { fromServiceError, RpcError, toStatusObject } from '../../lib/grpc/errors.js';
+import { ticketBusy } from '../../lib/stock-conflicts.js';
 
 /** An error as the gateway's grpc-js client raises it by itself: no service wrote it. */
 function localError(code: status, details: string): ServiceError {
@@ -56,6 +57,15 @@ describe('grpc-js messages never reach a client (issue 7, finding 7)', () => {
       detail: 'The access token is invalid or expired.',
     });
     expect(problemFromGrpc(serviceError(new RpcError(status.NOT_FOUND, 'Ticket not found.')))).toMatchObject({ status: 404, detail: 'Ticket not found.' });
+  });
+
+  it('a ticket too busy (RESOURCE_EXHAUSTED, reason ticket_busy) is a 503 with Retry-After and code ticket_busy; a dependency down is a 503 without a code', () => {
+    const busy = problemFromGrpc(serviceError(ticketBusy(3)));
+    expect(busy).toMatchObject({ status: 503, retryAfterSeconds: 3, members: { code: 'ticket_busy' } });
+    expect(JSON.parse(problemJson(busy))).toMatchObject({ status: 503, code: 'ticket_busy' });
+    const down = problemFromGrpc(localError(status.UNAVAILABLE, 'No connection established'));
+    expect(down).toMatchObject({ status: 503, retryAfterSeconds: 1 });
+    expect(JSON.parse(problemJson(down))).not.toHaveProperty('code');
   });
 
   it('a service passing on a dependency error passes on only what the dependency wrote', () => {

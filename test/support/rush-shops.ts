@@ -83,12 +83,12 @@ const isProblem = (res: JsonResponse, httpStatus: number) =>
 
 const describeResponse = (res: JsonResponse) => `HTTP ${res.status}: ${res.text.slice(0, 300)}`;
 
-/** A REST answer to a reservation, sorted: 503 is busy only as a problem with a Retry-After. */
+/** A REST answer to a reservation, sorted: 503 is busy only as a problem with code ticket_busy and a Retry-After (a dependency down has no code). */
 function restReserveAnswer(res: JsonResponse): ReserveAnswer {
   if (res.status === 201) return { outcome: 'reserved', guid: res.body.guid as string };
   if (res.status === 409 && isProblem(res, 409) && res.body.code === 'insufficient_stock') return { outcome: 'sold_out' };
   const retryAfterSeconds = retryAfterOf(res);
-  if (res.status === 503 && isProblem(res, 503) && retryAfterSeconds !== undefined) return { outcome: 'busy', retryAfterSeconds };
+  if (res.status === 503 && isProblem(res, 503) && res.body.code === TICKET_BUSY && retryAfterSeconds !== undefined) return { outcome: 'busy', retryAfterSeconds };
   return { outcome: 'failed', why: describeResponse(res) };
 }
 
