@@ -12,6 +12,7 @@ import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticket
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
 import { TicketBatcher } from '../../services/ticket/ticket-batcher.js';
+import { withCallDeadline } from '../../services/ticket/call-deadline.js';
 import { problemFromGrpc } from '../../gateway/problem.js';
 import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
 import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
@@ -171,6 +172,37 @@ describe('past the cliff: a full queue refuses new reservations at once', () => 
     const problem = problemFromGrpc(serviceError(refusal as RpcError));
     expect(problem).toMatchObject({ status: 503 });
     expect(problem.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses at once a move that takes stock when the moves ahead of it would outlast its call deadline; without a deadline it queues', async () => {
+    const batcher = new TicketBatcher(suite.db);
+    const slow = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return 'slow';
+    };
+    // One batch of two 50 ms moves: the batcher's time per move (from 0, a fifth of each batch's) is at least 10 ms now.
+    expect(await Promise.all([batcher.transaction('hot', slow), batcher.transaction('hot', slow)])).toEqual(['slow', 'slow']);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const work = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await gate;
+      return 'done';
+    };
+    const running = batcher.transaction('hot', work);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = Array.from({ length: 10 }, () => batcher.transaction('hot', work));
+    // Ten moves ahead at 10 ms or more each: 100 ms or more, past a deadline 50 ms away.
+    const refusal = await withCallDeadline(Date.now() + 50, () => batcher.transaction('hot', work, { takesStock: true })).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
+    expect((refusal as RpcError).details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    queued.push(batcher.transaction('hot', work, { takesStock: true }));
+    open();
+    expect(await Promise.all([running, ...queued])).toEqual(Array(12).fill('done'));
   });
 });
 
