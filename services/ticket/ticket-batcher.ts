@@ -114,9 +114,12 @@ export class TicketBatcher {
   }
 
   private enqueue(ticketGuid: string, move: QueuedMove['move'], options: { takesStock?: boolean }): Promise<unknown> {
-    if (options.takesStock && this.queued(ticketGuid) >= this.queueMax) return Promise.reject(this.busy(ticketGuid));
+    const deadline = callDeadline();
+    if (options.takesStock && (this.queued(ticketGuid) >= this.queueMax || this.expectedWaitMs(ticketGuid) >= deadline - Date.now())) {
+      return Promise.reject(this.busy(ticketGuid));
+    }
     return new Promise((resolve, reject) => {
-      const queued: QueuedMove = { move, deadline: callDeadline(), resolve, reject };
+      const queued: QueuedMove = { move, deadline, resolve, reject };
       const queue = this.waiting.get(ticketGuid);
       if (queue) {
         queue.push(queued);
@@ -128,9 +131,18 @@ export class TicketBatcher {
     });
   }
 
+  /**
+   * How long a move queued now would wait for its batch: the moves ahead of it at the recent
+   * time per move (batches write in bulk, so that time moves slowly). A reservation that
+   * would still wait when its caller's deadline passes is refused before it waits.
+   */
+  private expectedWaitMs(ticketGuid: string): number {
+    return this.queued(ticketGuid) * this.msPerMove;
+  }
+
   /** The refusal of a new reservation on a full queue; Retry-After: about how long the queue takes. */
   private busy(ticketGuid: string): RpcError {
-    return ticketBusy(Math.max(1, Math.ceil((this.queued(ticketGuid) * this.msPerMove) / 1000)));
+    return ticketBusy(Math.max(1, Math.ceil(this.expectedWaitMs(ticketGuid) / 1000)));
   }
 
   /** Moves waiting for a batch of this ticket (not those of the batch running). */

@@ -12,10 +12,12 @@ import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticket
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
 import { TicketBatcher } from '../../services/ticket/ticket-batcher.js';
+import { withCallDeadline } from '../../services/ticket/call-deadline.js';
 import { problemFromGrpc } from '../../gateway/problem.js';
 import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
 import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { testBackend } from '../support/stack.js';
+import { waitFor } from '../support/redis-server.js';
 import { credentials } from '@grpc/grpc-js';
 import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
 
@@ -121,6 +123,37 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
     expect((await readTicket(suite.who, guid)).reserved_count).toBe(60);
   });
 
+  it('writes a batch in bulk: moves of one reservation see the ones before them; a code taken within a batch reruns its moves alone, refusing only one', async () => {
+    const { guid } = await newTicket(suite.who, { available_stock: 20, barcode_type: 'predefined' });
+    const [r1, r2, r3, r4] = [await reserve(guid, 1), await reserve(guid, 1), await reserve(guid, 1), await reserve(guid, 1)];
+
+    // Batch A: two moves of r1 and two releases of r2, written together.
+    const [pended, confirmed, releasedOnce, releasedTwice] = await inOneBatch(guid, () => [
+      pending(r1!.guid),
+      confirm(r1!.guid, ['CODE-0001']),
+      release(r2!.guid),
+      release(r2!.guid),
+    ]);
+    expect(confirmed!.status, String((confirmed as PromiseRejectedResult).reason)).toBe('fulfilled');
+    expect((confirmed as PromiseFulfilledResult<Reservation>).value.barcodes).toEqual(['CODE-0001']);
+    // Whichever of r1's moves the batch took first, the other saw it: pending then confirmed, or confirmed then refused.
+    const r1Events = await eventsOf(r1!.guid);
+    if (pended!.status === 'fulfilled') expect(r1Events).toEqual(['reservation.created', 'reservation.pending', 'reservation.confirmed']);
+    else expect([await reasonOf(pended!), r1Events]).toEqual(['invalid_transition', ['reservation.created', 'reservation.confirmed']]);
+    expect([releasedOnce!, releasedTwice!].filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await reasonOf([releasedOnce!, releasedTwice!].find((r) => r.status === 'rejected')!)).toBe('invalid_transition');
+    expect(await eventsOf(r2!.guid)).toEqual(['reservation.created', 'reservation.released']);
+
+    // Batch B: two confirmations sending the same code: the bulk insert fails, each move runs alone, the second is refused.
+    const twins = await inOneBatch(guid, () => [confirm(r3!.guid, ['CODE-0002']), confirm(r4!.guid, ['CODE-0002'])]);
+    expect(twins.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await reasonOf(twins.find((r) => r.status === 'rejected')!)).toBe('barcode_taken');
+    // Sold: r1 and one twin; reserved: the other twin and the batch-holding reservations.
+    const counters = await expectInvariant(suite.who, suite.db, guid);
+    expect(counters.sold).toBe(2);
+    expect(counters.pending).toBe(0);
+  });
+
   it.skipIf(testBackend() !== 'mysql')('never oversells with two ticket services batching on one MySQL database', async () => {
     const second = await startTicketService(suite.stack.running.config, createLogger('ticket', 'silent'));
     const other = new ReservationServiceClient(`127.0.0.1:${second.port}`, credentials.createInsecure());
@@ -172,7 +205,62 @@ describe('past the cliff: a full queue refuses new reservations at once', () => 
     expect(problem).toMatchObject({ status: 503 });
     expect(problem.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
+
+  it('refuses at once a move that takes stock when the moves ahead of it would outlast its call deadline; without a deadline it queues', async () => {
+    const batcher = new TicketBatcher(suite.db);
+    const slow = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return 'slow';
+    };
+    // One batch of two 50 ms moves: the batcher's time per move (from 0, a fifth of each batch's) is at least 10 ms now.
+    expect(await Promise.all([batcher.transaction('hot', slow), batcher.transaction('hot', slow)])).toEqual(['slow', 'slow']);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const work = async (trx: Knex.Transaction) => {
+      await trx.raw('select 1');
+      await gate;
+      return 'done';
+    };
+    const running = batcher.transaction('hot', work);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = Array.from({ length: 10 }, () => batcher.transaction('hot', work));
+    // Ten moves ahead at 10 ms or more each: 100 ms or more, past a deadline 50 ms away.
+    const refusal = await withCallDeadline(Date.now() + 50, () => batcher.transaction('hot', work, { takesStock: true })).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
+    expect((refusal as RpcError).details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    queued.push(batcher.transaction('hot', work, { takesStock: true }));
+    open();
+    expect(await Promise.all([running, ...queued])).toEqual(Array(12).fill('done'));
+  });
 });
+
+/**
+ * Runs `calls` as one batch of `ticket`: a batch of one reservation is held open at its commit
+ * until all of them have queued behind it, then let go. Their settled results, in order.
+ */
+async function inOneBatch(ticket: string, calls: () => Array<Promise<unknown>>): Promise<Array<PromiseSettledResult<unknown>>> {
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  batcher().beforeCommit = async () => {
+    batcher().beforeCommit = undefined;
+    holding();
+    await gate;
+  };
+  const blocker = reserve(ticket, 1);
+  await held;
+  const queued = calls();
+  const results = settled(queued);
+  await waitFor(() => batcher().queued(ticket) >= queued.length, 10_000, 5);
+  open();
+  await blocker;
+  return results;
+}
 
 function serviceError(err: RpcError): ServiceError {
   const sent = toStatusObject(err);
