@@ -180,15 +180,8 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
 describe('past the cliff: a full queue refuses new reservations at once', () => {
   it('refuses a move that takes stock when the ticket\'s queue is full (RESOURCE_EXHAUSTED, 503 + Retry-After over REST); other moves still queue', async () => {
     const batcher = new TicketBatcher(suite.db, { queueMax: 2 });
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const work = async (trx: Knex.Transaction) => {
-      await trx.raw('select 1');
-      await gate;
-      return 'done';
-    };
-    const running = batcher.transaction('hot', work);
-    await new Promise((resolve) => setImmediate(resolve));
+    const { work, open } = gatedMoves();
+    const { running } = await runningBatch(batcher, 'hot', work);
     const queued = [batcher.transaction('hot', work), batcher.transaction('hot', work, { takesStock: true })];
     const refusal = await batcher.transaction('hot', work, { takesStock: true }).then(
       () => undefined,
@@ -215,15 +208,8 @@ describe('past the cliff: a full queue refuses new reservations at once', () => 
     };
     // One batch of two 50 ms moves: the batcher's time per move (from 0, a fifth of each batch's) is at least 10 ms now.
     expect(await Promise.all([batcher.transaction('hot', slow), batcher.transaction('hot', slow)])).toEqual(['slow', 'slow']);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const work = async (trx: Knex.Transaction) => {
-      await trx.raw('select 1');
-      await gate;
-      return 'done';
-    };
-    const running = batcher.transaction('hot', work);
-    await new Promise((resolve) => setImmediate(resolve));
+    const { work, open } = gatedMoves();
+    const { running } = await runningBatch(batcher, 'hot', work);
     const queued = Array.from({ length: 10 }, () => batcher.transaction('hot', work));
     // Ten moves ahead at 10 ms or more each: 100 ms or more, past a deadline 50 ms away.
     const refusal = await withCallDeadline(Date.now() + 50, () => batcher.transaction('hot', work, { takesStock: true })).then(
@@ -260,6 +246,26 @@ async function inOneBatch(ticket: string, calls: () => Array<Promise<unknown>>):
   open();
   await blocker;
   return results;
+}
+
+/** Moves that each wait at one gate, holding their batch's transaction until `open()`. */
+function gatedMoves(): { work: (trx: Knex.Transaction) => Promise<string>; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const work = async (trx: Knex.Transaction) => {
+    await trx.raw('select 1');
+    await gate;
+    return 'done';
+  };
+  return { work, open };
+}
+
+/** Queues `work` on `ticket` and waits until its batch has started: later moves of the ticket queue behind it. */
+async function runningBatch(batcher: TicketBatcher, ticket: string, work: (trx: Knex.Transaction) => Promise<string>): Promise<{ running: Promise<string> }> {
+  const running = batcher.transaction(ticket, work);
+  await new Promise((resolve) => setImmediate(resolve));
+  // Wrapped: an async function's result is awaited whole, and this one ends only when its gate opens.
+  return { running };
 }
 
 function serviceError(err: RpcError): ServiceError {
