@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../lib/config.js';
+import type { EventLoopLag } from '../lib/event-loop-lag.js';
 import type { Logger } from '../lib/logger.js';
 import { parseBody, refuseBody } from './body.js';
 import { apiIndex } from './api-index.js';
@@ -7,6 +8,7 @@ import { docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import type { BackendClients } from './clients.js';
 import { healthRoutes } from './health-routes.js';
+import { admitNewSales } from './load-shedding.js';
 import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
 import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
@@ -22,10 +24,17 @@ import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
+export interface AppOptions {
+  /** Where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
+  rateLimitStore?: RateLimitStore;
+  /** True once the gateway has begun to shut down (its /readyz then answers 503). */
+  isDraining?: () => boolean;
+  /** How late this process's event loop runs; without it, new sales are never shed (gateway/load-shedding.ts). */
+  loopLag?: EventLoopLag;
+}
+
 /** The HTTP gateway: parses HTTP, makes one gRPC call, maps the answer back. No business rules. */
-/** `rateLimitStore`: where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
-/** isDraining: true once the gateway has begun to shut down (its /readyz then answers 503). */
-export function createApp(config: Config, clients: BackendClients, logger: Logger, rateLimitStore?: RateLimitStore, isDraining: () => boolean = () => false) {
+export function createApp(config: Config, clients: BackendClients, logger: Logger, { rateLimitStore, isDraining = () => false, loopLag }: AppOptions = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
@@ -82,7 +91,8 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
     next();
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
-  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call), orderRoutes(clients, call), webhookRoutes(clients, call));
+  const admitSale = admitNewSales(loopLag, config.SHED_NEW_SALES_LAG_MS);
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call, admitSale), orderRoutes(clients, call, admitSale), webhookRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 

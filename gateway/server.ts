@@ -1,6 +1,7 @@
 import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../lib/config.js';
+import { EventLoopLag } from '../lib/event-loop-lag.js';
 import { routeGrpcLogs } from '../lib/grpc/log.js';
 import type { Logger } from '../lib/logger.js';
 import { listenFailure } from '../lib/process/port-in-use.js';
@@ -31,10 +32,12 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   // While draining, /readyz answers 503 and every response closes its connection, so busy
   // keep-alive clients cannot hold the server open past the requests it already accepted.
   let closing = false;
-  const app = createApp(config, clients, logger, rateLimitStore, () => closing);
+  const loopLag = config.SHED_NEW_SALES_LAG_MS ? new EventLoopLag() : undefined;
+  const app = createApp(config, clients, logger, { rateLimitStore, isDraining: () => closing, loopLag });
   const server: Server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_HOST, LISTEN_BACKLOG, (err?: Error) => (err ? reject(listenFailure(err, 'PORT', config.BIND_HOST, config.PORT)) : resolve(s)));
   }).catch(async (err: unknown) => {
+    loopLag?.stop();
     clients.close();
     await rateLimitStore?.close();
     throw err;
@@ -63,6 +66,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
         }, graceMs);
         server.close(() => {
           clearTimeout(force);
+          loopLag?.stop();
           clients.close();
           void (rateLimitStore?.close() ?? Promise.resolve()).finally(resolve);
         });

@@ -46,3 +46,12 @@ export function ticketBusy(retryAfterSeconds: number): RpcError {
     retryAfterSeconds,
   });
 }
+
+/**
+ * `code` of a new reservation or order the gateway refuses at once because its own event loop
+ * runs late (docs/scaling.md "Shedding load"): 503 + Retry-After, nothing was done.
+ */
+export const SERVER_BUSY = 'server_busy';
+
+/** The refusals that mean "nothing was done; try again after the delay given". */
+export const BUSY_CODES: ReadonlySet<string> = new Set([TICKET_BUSY, SERVER_BUSY]);

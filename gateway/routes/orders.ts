@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
 import { ORDER_FIELDS, SET_HOLDER } from '../../lib/fields/order.js';
 import type { ConfirmLine, NewOrderLine, Order, SetBarcodeHolderRequest } from '../../lib/gen/ticketing/v1/order.js';
@@ -39,12 +39,12 @@ function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 
   return undefined;
 }
 
-/** REST face of OrderService (PRODUCT.md 12, docs/orders.md). */
-export function orderRoutes(clients: BackendClients, call: Caller): Router {
+/** REST face of OrderService (PRODUCT.md 12, docs/orders.md); `admitSale` may refuse a new order when the gateway is overloaded. */
+export function orderRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler): Router {
   const router = Router();
   const backend = orderBackend(clients.orders, call);
 
-  router.post('/event/:guid/orders', async (req, res) => {
+  router.post('/event/:guid/orders', admitSale, async (req, res) => {
     const requestId = idempotencyKey(req, res);
     if (requestId === undefined) return;
     const body = orderBody(req, res, 'create');

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { MOVE_BODIES, RESERVATION_FIELDS, SCAN_FIELDS } from '../../lib/fields/reservation.js';
 import type { Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { writePages } from '../array-json.js';
@@ -23,8 +23,8 @@ function moveBody(req: Request, res: Response, move: keyof typeof MOVE_BODIES): 
   return undefined;
 }
 
-/** REST face of ReservationService (PRODUCT.md 9, docs/stock-moves.md). */
-export function reservationRoutes(clients: BackendClients, call: Caller): Router {
+/** REST face of ReservationService (PRODUCT.md 9, docs/stock-moves.md); `admitSale` may refuse a new reservation when the gateway is overloaded. */
+export function reservationRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler): Router {
   const router = Router();
   const backend = reservationBackend(clients.reservations, call);
   const page = async (req: Request, limit: number, cursor: string) => {
@@ -37,7 +37,7 @@ export function reservationRoutes(clients: BackendClients, call: Caller): Router
     await writePages(res, first, (current) => current.items.map(reservationJson), (current) => (current.next ? page(req, MAX_LIMIT, current.next) : undefined));
   };
 
-  router.post('/ticket/:guid/reservations', async (req, res) => {
+  router.post('/ticket/:guid/reservations', admitSale, async (req, res) => {
     const requestId = idempotencyKey(req, res);
     if (requestId === undefined) return;
     const body = moveBody(req, res, 'reserve');

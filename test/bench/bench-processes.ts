@@ -30,10 +30,11 @@ export interface BenchStack {
 /**
  * Settings the bench adds to the production environment: no limit on logins, API rate limits so
  * high they never bite but still counted in Redis on every request (their cost is part of a real
- * request), and any RATE_LIMIT_* of the bench's own environment (e.g. `off` to measure without).
+ * request), and any RATE_LIMIT_* and SHED_NEW_SALES_LAG_MS of the bench's own environment (e.g.
+ * `off` or `0` to measure without).
  */
 function benchOverrides(): Record<string, string> {
-  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('RATE_LIMIT_')) as [string, string][]);
+  const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('RATE_LIMIT_') || name === 'SHED_NEW_SALES_LAG_MS') as [string, string][]);
   return {
     TOKEN_RATE_LIMIT_PER_ACCOUNT: '1000000',
     TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL: '1000000',

@@ -72,7 +72,7 @@ describe('a backend service that is down', () => {
 describe('a gateway that has begun to shut down', () => {
   it('answers /readyz 503 draining (out of rotation), /livez still 200', async () => {
     const clients = createBackendClients('127.0.0.1:1', '127.0.0.1:1');
-    const app = createApp(loadConfig({}), clients, createLogger('test', 'silent'), undefined, () => true);
+    const app = createApp(loadConfig({}), clients, createLogger('test', 'silent'), { isDraining: () => true });
     const server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });

@@ -10,10 +10,8 @@ import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
 import { callUnary } from '../../lib/grpc/client.js';
 import { isServiceError, readErrorDetails } from '../../lib/grpc/errors.js';
+import { BUSY_CODES, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { bearer, request, type JsonResponse } from './http.js';
-
-/** The ErrorInfo reason of a reservation refused because its ticket has too many moves waiting. */
-const TICKET_BUSY = 'ticket_busy';
 
 export type ReserveAnswer =
   | { outcome: 'reserved'; guid: string }
@@ -83,12 +81,12 @@ const isProblem = (res: JsonResponse, httpStatus: number) =>
 
 const describeResponse = (res: JsonResponse) => `HTTP ${res.status}: ${res.text.slice(0, 300)}`;
 
-/** A REST answer to a reservation, sorted: 503 is busy only as a problem with code ticket_busy and a Retry-After (a dependency down has no code). */
+/** A REST answer to a reservation, sorted: 503 is busy only as a problem with a busy code (ticket_busy, server_busy) and a Retry-After (a dependency down has no code). */
 function restReserveAnswer(res: JsonResponse): ReserveAnswer {
   if (res.status === 201) return { outcome: 'reserved', guid: res.body.guid as string };
   if (res.status === 409 && isProblem(res, 409) && res.body.code === 'insufficient_stock') return { outcome: 'sold_out' };
   const retryAfterSeconds = retryAfterOf(res);
-  if (res.status === 503 && isProblem(res, 503) && res.body.code === TICKET_BUSY && retryAfterSeconds !== undefined) return { outcome: 'busy', retryAfterSeconds };
+  if (res.status === 503 && isProblem(res, 503) && BUSY_CODES.has(res.body.code as string) && retryAfterSeconds !== undefined) return { outcome: 'busy', retryAfterSeconds };
   return { outcome: 'failed', why: describeResponse(res) };
 }
 

@@ -1,0 +1,29 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { EventLoopLag } from '../lib/event-loop-lag.js';
+import { SERVER_BUSY } from '../lib/stock-conflicts.js';
+import { sendProblem, type Problem } from './problem.js';
+
+/**
+ * Refuses a new sale (a reservation, an order) at once while this gateway's event loop runs at
+ * least `thresholdMs` late: past that, every request already waits that long in the loop
+ * before anyone looks at it, and a sale let in now would be answered after its deadline, or
+ * hold the loop while the confirms, releases and reads of sales already made wait behind it.
+ * Those are never refused here (docs/scaling.md, "Shedding load"). `thresholdMs` 0: never.
+ */
+export function admitNewSales(lag: EventLoopLag | undefined, thresholdMs: number) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const lagMs = thresholdMs && lag ? lag.ms() : 0;
+    if (!thresholdMs || lagMs < thresholdMs) return next();
+    sendProblem(res, serverBusy(lagMs));
+  };
+}
+
+/** The refusal: 503 + Retry-After of about twice the lag, so the buyers who come back spread out. */
+function serverBusy(lagMs: number): Problem {
+  return {
+    status: 503,
+    detail: 'The server is too busy to take a new sale right now; nothing was reserved, try again after Retry-After.',
+    retryAfterSeconds: Math.max(1, Math.ceil((2 * lagMs) / 1000)),
+    members: { code: SERVER_BUSY },
+  };
+}
