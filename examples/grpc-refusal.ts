@@ -10,8 +10,10 @@ export function refusal(err: ServiceError): string {
       return [what, ...(details.fieldViolations ?? []).map((v) => `  ${v.field}: ${v.description}`)].join('\n');
     case status.NOT_FOUND: // the ticket, reservation, order, event or barcode does not exist for this token (google.rpc.ResourceInfo)
       return `${what} (${details.resource?.type ?? 'resource'} ${details.resource?.name ?? ''})`;
-    case status.FAILED_PRECONDITION: // insufficient_stock, not_on_sale, invalid_transition, reservation_expired (an order's line: its ticket_id too)
-    case status.ALREADY_EXISTS: // barcode_taken, already_scanned (with the first scan's time)
+    // A refused stock move: the reason is a key of STOCK_CONFLICTS (lib/stock-conflicts.ts, with its status); the metadata
+    // says more, e.g. remaining (insufficient_stock), scanned_at (already_scanned), an order line's ticket_id.
+    case status.FAILED_PRECONDITION:
+    case status.ALREADY_EXISTS:
       return `${what} (reason ${details.reason}${details.reasonMetadata && Object.keys(details.reasonMetadata).length ? ` ${JSON.stringify(details.reasonMetadata)}` : ''})`;
     case status.UNAUTHENTICATED: // expired or revoked token: get a new one (refresh_token grant)
       return `${what} (reason ${details.reason}): get a new token`;

@@ -6,7 +6,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
 import { WEBHOOK } from '../../lib/fields/webhook.js';
 import { IDEMPOTENCY_KEY } from '../../lib/ids.js';
-import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
+import { STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { COMPANY_HEADER_PATTERN, HEADER_TEXT_PATTERN } from './patterns.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 import { startHere } from './start-here.js';
@@ -542,7 +542,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing, invalid, expired or revoked token, or a Company the token does not cover.',
   403: 'Forbidden: sign-up switched off (POST /users), or an API client\'s token where a user\'s own token is needed (then WWW-Authenticate: Bearer error="insufficient_scope").',
   404: 'Not found in the effective company set.',
-  409: 'Conflict: a duplicate e-mail, or a refused stock move whose `code` says why (insufficient_stock, not_on_sale, invalid_transition, reservation_expired, barcode_taken, already_scanned, stock_held).',
+  409: `Conflict: a duplicate e-mail, or a refused stock move whose \`code\` says why (${Object.keys(STOCK_CONFLICTS).join(', ')}).`,
   412: 'If-Match does not match.',
   413: 'Body over the size limit.',
   415: 'Unsupported content type.',
