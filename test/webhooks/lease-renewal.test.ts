@@ -4,41 +4,16 @@
  * and a second worker, rounds after the lease would have run out, does not send it again.
  * Released, the recording goes through: delivered once. Both workers run in this process.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.js';
-import type { Knex } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
+import { describe, expect, it } from 'vitest';
 import { DeliveryStore } from '../../services/webhooks/delivery-store.js';
-import { startWebhookWorker, type RunningWorker } from '../../services/webhooks/worker.js';
-import { ticketDatabase } from '../stock/helpers.js';
 import { bearer, request, signUpAndLogin } from '../support/http.js';
-import type { TestStack } from '../support/stack.js';
-import { startSuite } from '../support/suite.js';
-import { startReceiver, type TestReceiver } from './receiver.js';
+import { workerSuiteOfFile } from './worker-suite.js';
 
 const TIMEOUT_MS = 500;
 /** The worker's lease: WEBHOOK_TIMEOUT_MS + 2 s (services/webhooks/worker.ts). */
 const LEASE_MS = TIMEOUT_MS + 2000;
 
-let stack: TestStack;
-let db: Knex;
-let receiver: TestReceiver | undefined;
-const workers: RunningWorker[] = [];
-
-beforeAll(async () => {
-  ({ stack } = await startSuite({
-    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_WORKER_IN_STACK: 'false', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms', WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-  }));
-  db = ticketDatabase(stack);
-});
-afterAll(async () => {
-  await db?.destroy();
-  await stack?.stop();
-});
-afterEach(async () => {
-  for (const worker of workers.splice(0)) await worker.stop();
-  await receiver?.close();
-});
+const suite = workerSuiteOfFile({ WEBHOOK_RETRY_SCHEDULE: '100ms,200ms', WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
 
 /** A store whose recording of delivered attempts waits until `recordNow()`; `held` resolves when the first is waiting. */
 class HeldRecording extends DeliveryStore {
@@ -58,17 +33,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('webhooks: leases of deliveries waiting to be recorded', () => {
   it('a recording held past several leases: another worker does not send the event again, and it is delivered once released', async () => {
-    const config = loadConfig(stack.env);
-    const logger = createLogger('webhooks', 'silent');
+    const { stack, db } = suite;
     const account = await signUpAndLogin(stack);
-    receiver = await startReceiver();
+    const receiver = await suite.startReceiver();
     const created = await request(`${stack.baseUrl}/webhooks`, { method: 'POST', headers: bearer(account.accessToken), json: { url: receiver.url, events: ['event.created'] } });
     expect(created.status, created.text).toBe(201);
     receiver.secret = created.body.secret;
 
     const heldStore = new HeldRecording(db);
     try {
-      workers.push(startWebhookWorker(db, config, logger, undefined, heldStore));
+      suite.startWorker({ store: heldStore });
       const event = await request(`${stack.baseUrl}/event`, { method: 'POST', headers: bearer(account.accessToken), json: { name: 'Sent, not recorded' } });
       expect(event.status, event.text).toBe(201);
       await heldStore.held;
@@ -77,7 +51,7 @@ describe('webhooks: leases of deliveries waiting to be recorded', () => {
       // The other worker's rounds: two that end after the lease would have run out twice over (the second began after it).
       const unrenewedLeaseGone = Date.now() + 2 * LEASE_MS;
       let roundsAfter = 0;
-      workers.push(startWebhookWorker(db, config, logger, () => void (Date.now() > unrenewedLeaseGone && roundsAfter++)));
+      suite.startWorker({ onHealthyRound: () => void (Date.now() > unrenewedLeaseGone && roundsAfter++) });
       while (roundsAfter < 2) await sleep(50);
       expect(receiver.received.map((r) => r.body.data.guid), 'sent again by the other worker').toEqual([event.body.guid]);
     } finally {

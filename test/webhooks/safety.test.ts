@@ -5,17 +5,12 @@
  * the name `receiver.test` resolves to 127.0.0.1 through a stand-in resolver.
  */
 import { Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../lib/config.js';
-import type { Knex } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
-import { startWebhookWorker, type RunningWorker } from '../../services/webhooks/worker.js';
-import { ticketDatabase } from '../stock/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { RunningWorker } from '../../services/webhooks/worker.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
-import type { TestStack } from '../support/stack.js';
-import { startSuite } from '../support/suite.js';
 import { deliveriesLog } from './deliveries-log.js';
-import { startReceiver, type TestReceiver } from './receiver.js';
+import type { TestReceiver } from './receiver.js';
+import { workerSuiteOfFile } from './worker-suite.js';
 
 const RECEIVER_NAME = 'receiver.test';
 vi.mock('node:dns/promises', async (importOriginal) => {
@@ -26,41 +21,12 @@ vi.mock('node:dns/promises', async (importOriginal) => {
 });
 
 const TIMEOUT_MS = 1000;
-let stack: TestStack;
-let db: Knex;
-const receivers: TestReceiver[] = [];
-const workers: RunningWorker[] = [];
+// Endpoints on the local receivers are accepted at creation; each test's worker decides at delivery.
+const suite = workerSuiteOfFile({ WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,300ms', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
 
-beforeAll(async () => {
-  // Endpoints on the local receivers are accepted at creation; each test's worker decides at delivery.
-  ({ stack } = await startSuite({
-    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_WORKER_IN_STACK: 'false', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,300ms', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-  }));
-  db = ticketDatabase(stack);
-});
-afterAll(async () => {
-  await db?.destroy();
-  await stack?.stop();
-});
-afterEach(async () => {
-  for (const worker of workers.splice(0)) await worker.stop();
-  for (const receiver of receivers.splice(0)) await receiver.close();
-});
+const startWorker = (allowPrivateTargets: boolean): RunningWorker => suite.startWorker({ config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivateTargets } });
 
-function startWorker(allowPrivateTargets: boolean): RunningWorker {
-  const config = { ...loadConfig(stack.env), WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivateTargets };
-  const worker = startWebhookWorker(db, config, createLogger('webhooks', 'silent'));
-  workers.push(worker);
-  return worker;
-}
-
-async function receiver(): Promise<TestReceiver> {
-  const started = await startReceiver();
-  receivers.push(started);
-  return started;
-}
-
-const api = (account: Account, method: string, path: string, json?: unknown) => request(`${stack.baseUrl}${path}`, { method, headers: bearer(account.accessToken), json });
+const api = (account: Account, method: string, path: string, json?: unknown) => request(`${suite.stack.baseUrl}${path}`, { method, headers: bearer(account.accessToken), json });
 
 /** An endpoint of `account` at `url`, the secret given to `to` (the receiver behind it). */
 async function endpoint(account: Account, url: string, to: TestReceiver): Promise<string> {
@@ -73,14 +39,14 @@ async function endpoint(account: Account, url: string, to: TestReceiver): Promis
 describe('webhooks: delivery safety against a local receiver', () => {
   it('a 302 to another local URL is not followed: the attempt fails, recorded with the 302, and the other URL gets nothing', async () => {
     startWorker(true);
-    const account = await signUpAndLogin(stack);
-    const elsewhere = await receiver();
-    const redirecting = await receiver();
+    const account = await signUpAndLogin(suite.stack);
+    const elsewhere = await suite.startReceiver();
+    const redirecting = await suite.startReceiver();
     redirecting.answer = () => ({ status: 302, headers: { location: elsewhere.url } });
     const guid = await endpoint(account, redirecting.url, redirecting);
     elsewhere.secret = redirecting.secret;
     await api(account, 'POST', '/event', { name: 'Redirected' });
-    const log = await deliveriesLog(stack, account, guid, (entries) => entries.length >= 2);
+    const log = await deliveriesLog(suite.stack, account, guid, (entries) => entries.length >= 2);
     expect(log.length).toBeGreaterThanOrEqual(2);
     for (const attempt of log) expect([attempt.response_status, attempt.error]).toEqual([302, 'HTTP 302']);
     expect(log.at(-1).next_retry_at).not.toBeNull();
@@ -91,8 +57,8 @@ describe('webhooks: delivery safety against a local receiver', () => {
 
   it('an endless answer: the worker stops reading at the cap (hangs up), the attempt ends at once, well within the timeout, recorded as answered', async () => {
     startWorker(true);
-    const account = await signUpAndLogin(stack);
-    const endless = await receiver();
+    const account = await signUpAndLogin(suite.stack);
+    const endless = await suite.startReceiver();
     let cutOff = false;
     endless.answer = () => {
       const body = new Readable({
@@ -105,7 +71,7 @@ describe('webhooks: delivery safety against a local receiver', () => {
     };
     const guid = await endpoint(account, endless.url, endless);
     await api(account, 'POST', '/event', { name: 'Endless answer' });
-    const log = await deliveriesLog(stack, account, guid, (entries) => entries.length >= 1);
+    const log = await deliveriesLog(suite.stack, account, guid, (entries) => entries.length >= 1);
     // Without the cap the endless answer would run into the timeout: no status, "no answer within".
     expect(log.map((d: any) => [d.attempt, d.response_status, d.error, d.next_retry_at])).toEqual([[1, 200, null, null]]);
     expect(log[0].duration_ms).toBeLessThan(TIMEOUT_MS / 2);
@@ -115,11 +81,11 @@ describe('webhooks: delivery safety against a local receiver', () => {
 
   it('private targets not allowed at delivery: a name that resolves to 127.0.0.1 is refused after DNS, recorded as refused, nothing received', async () => {
     const worker = startWorker(false);
-    const account = await signUpAndLogin(stack);
-    const local = await receiver();
+    const account = await signUpAndLogin(suite.stack);
+    const local = await suite.startReceiver();
     const guid = await endpoint(account, local.url.replace('127.0.0.1', RECEIVER_NAME), local);
     await api(account, 'POST', '/event', { name: 'Refused' });
-    const log = await deliveriesLog(stack, account, guid, (entries) => entries.length >= 2);
+    const log = await deliveriesLog(suite.stack, account, guid, (entries) => entries.length >= 2);
     expect(log.length).toBeGreaterThanOrEqual(2);
     for (const attempt of log) expect([attempt.response_status, attempt.error]).toEqual([null, 'refused: the host resolves to a private address']);
     expect(local.requests).toBe(0);
