@@ -210,9 +210,9 @@ export interface ReservationSuite extends StockSuite {
   client: ReservationServiceClient;
 }
 
-/** A stock suite started with a gRPC client of its stack (`connect`); `stop` closes both. */
-export async function startStockSuiteWithClient<C extends { close(): void }>(connect: (stack: TestStack) => C): Promise<StockSuite & { client: C }> {
-  const suite = await startStockSuite();
+/** A stock suite started with a gRPC client of its stack (`connect`); `stop` closes both. `env`: more stack settings. */
+export async function startStockSuiteWithClient<C extends { close(): void }>(connect: (stack: TestStack) => C, env: Record<string, string> = {}): Promise<StockSuite & { client: C }> {
+  const suite = await startStockSuite(env);
   const client = connect(suite.stack);
   return {
     ...suite,
@@ -224,12 +224,12 @@ export async function startStockSuiteWithClient<C extends { close(): void }>(con
   };
 }
 
-/** A stock suite with a ReservationService client; `stop` closes both. */
-export function startReservationSuite(): Promise<ReservationSuite> {
-  return startStockSuiteWithClient(grpcClient);
+/** A stock suite with a ReservationService client; `stop` closes both. `env`: more stack settings. */
+export function startReservationSuite(env: Record<string, string> = {}): Promise<ReservationSuite> {
+  return startStockSuiteWithClient(grpcClient, env);
 }
 
-/** The reservation suite of one test file (suiteOfFile: read its fields inside a test). */
-export function reservationSuiteOfFile(): ReservationSuite {
-  return suiteOfFile(startReservationSuite);
+/** The reservation suite of one test file, with the stack settings `env` besides (suiteOfFile: read its fields inside a test). */
+export function reservationSuiteOfFile(env: Record<string, string> = {}): ReservationSuite {
+  return suiteOfFile(() => startReservationSuite(env));
 }

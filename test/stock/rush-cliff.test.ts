@@ -7,40 +7,21 @@
  * and nothing oversold.
  */
 import { status } from '@grpc/grpc-js';
-import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
+import { describe, expect, it, vi } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import type { JsonResponse } from '../support/http.js';
 import { oversold, runRush } from '../support/rush.js';
 import { grpcRushShop, restRushShop, type ReserveAnswer, type RushShop } from '../support/rush-shops.js';
-import type { TestStack } from '../support/stack.js';
-import { startSuite } from '../support/suite.js';
 import { expectProblem } from '../tickets/helpers.js';
-import { expectInvariant, grpcCall, grpcClient, grpcFailure, meta, newTicket, readTicket, reserve, ticketDatabase, type Seller } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, meta, newTicket, readTicket, reservationSuiteOfFile, reserve } from './helpers.js';
 
 /** Small: a rush of 300 buyers meets the bound now and then (the default is 2,000). */
 const QUEUE_MAX = 40;
 
-let stack: TestStack;
-let who: Seller;
-let db: Knex;
-let client: ReservationServiceClient;
+// A stock suite keeps the sweeper out of the way: nothing expires during a test (reservations live 480 s).
+const suite = reservationSuiteOfFile({ STOCK_MOVE_QUEUE_MAX: String(QUEUE_MAX) });
 
-beforeAll(async () => {
-  // The sweeper is kept out of the way: nothing expires during a test (reservations live 480 s).
-  ({ stack, who } = await startSuite({ env: { STOCK_MOVE_QUEUE_MAX: String(QUEUE_MAX), STOCK_SWEEP_INTERVAL_MS: '3600000' } }));
-  db = ticketDatabase(stack);
-  client = grpcClient(stack);
-});
-
-afterAll(async () => {
-  client?.close();
-  await db?.destroy();
-  await stack?.stop();
-});
-
-const shopsOf = (): RushShop[] => [grpcRushShop(stack.ticketGrpcAddress, who.token), restRushShop(stack.baseUrl, who.token)];
+const shopsOf = (): RushShop[] => [grpcRushShop(suite.stack.ticketGrpcAddress, suite.who.token), restRushShop(suite.stack.baseUrl, suite.who.token)];
 
 /**
  * The seam that makes a busy refusal happen whatever the timing: just before each move that
@@ -51,7 +32,7 @@ const shopsOf = (): RushShop[] => [grpcRushShop(stack.ticketGrpcAddress, who.tok
  * reservations' own reads before they reach the queue.)
  */
 function fillQueueBeforeEachReservation(ticketGuid: string): { settled(): Promise<unknown>; restore(): void } {
-  const batcher = stack.running.ticket.batcher;
+  const batcher = suite.stack.running.ticket.batcher;
   const transaction = batcher.transaction.bind(batcher);
   const fillers: Array<Promise<unknown>> = [];
   const fillFirst = (guid: string | undefined, options: { takesStock?: boolean } | undefined) => {
@@ -70,6 +51,7 @@ function fillQueueBeforeEachReservation(ticketGuid: string): { settled(): Promis
 
 describe('past the cliff: a rush with a small move queue', { timeout: 120_000 }, () => {
   it('refuses a reservation that finds its ticket\'s queue full at once: RESOURCE_EXHAUSTED ticket_busy over gRPC, 503 + Retry-After over REST, nothing reserved; served when tried again', async () => {
+    const { who, db, client } = suite;
     const { guid } = await newTicket(who, { available_stock: 10 });
     const shops = shopsOf();
     const full = fillQueueBeforeEachReservation(guid);
@@ -103,6 +85,7 @@ describe('past the cliff: a rush with a small move queue', { timeout: 120_000 },
   });
 
   it('300 buyers over gRPC and REST until sold out: each reservation served or refused as busy, no confirm or read fails, reads never behind sales, nothing stranded or oversold', async () => {
+    const { stack, who, db } = suite;
     const stock = 200;
     const { guid } = await newTicket(who, { available_stock: stock, max_orderable_amount_per_order: 4 });
     const shops = shopsOf();

@@ -5,32 +5,29 @@
  * service's pool behind the moves and nothing went out until the rush ended); each event once,
  * none missing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromDbTime } from '../../lib/db.js';
-import { newTicket, reserve, type Seller } from '../stock/helpers.js';
-import { bearer, request, type Account } from '../support/http.js';
-import { testBackend, type TestStack } from '../support/stack.js';
-import { startSuite } from '../support/suite.js';
-import { startReceiver, type TestReceiver } from './receiver.js';
+import { newTicket, reserve } from '../stock/helpers.js';
+import { bearer, request } from '../support/http.js';
+import { testBackend } from '../support/stack.js';
+import { startSuite, suiteOfFile } from '../support/suite.js';
+import { startReceiver } from './receiver.js';
 
 const BUYERS = 50;
 const RESERVES_EACH = 4;
 
-let stack: TestStack;
-let account: Account;
-let seller: Seller;
-let receiver: TestReceiver;
-
-beforeAll(async () => {
-  let token: string;
-  // The default poll interval, the worker in the stack: as shipped.
-  ({ stack, account, token } = await startSuite({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms' } }));
-  seller = { stack, token };
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-  await stack?.stop();
+/** A stack with one seller and a receiver for its endpoint; the default poll interval, the worker in the stack: as shipped. */
+const suite = suiteOfFile(async () => {
+  const started = await startSuite({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms' } });
+  const receiver = await startReceiver();
+  return {
+    ...started,
+    receiver,
+    async stop() {
+      await receiver.close();
+      await started.stack.stop();
+    },
+  };
 });
 
 // MySQL only: on SQLite inside `npm start` the worker shares the service's one connection
@@ -39,6 +36,7 @@ afterAll(async () => {
 // 100 buyers on a loaded machine. Not solved yet; the compose worker is its own process.
 describe.runIf(testBackend() === 'mysql')('webhooks during a rush (MySQL, the worker in the stack)', () => {
   it(`${BUYERS} buyers reserving one ticket ${RESERVES_EACH} times each: every reservation.created within 2 s of its commit, each once`, async () => {
+    const { stack, account, who: seller, receiver } = suite;
     const created = await request(`${stack.baseUrl}/webhooks`, { method: 'POST', headers: bearer(account.accessToken), json: { url: receiver.url, events: ['reservation.created'] } });
     expect(created.status, created.text).toBe(201);
     receiver.secret = created.body.secret;
