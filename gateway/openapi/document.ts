@@ -6,7 +6,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
 import { WEBHOOK } from '../../lib/fields/webhook.js';
 import { IDEMPOTENCY_KEY } from '../../lib/ids.js';
-import { STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
+import { SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { COMPANY_HEADER_PATTERN, HEADER_TEXT_PATTERN } from './patterns.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 import { startHere } from './start-here.js';
@@ -549,7 +549,7 @@ const ERROR_TEXT: Record<number, string> = {
   431: 'Authorization and Company headers too large to forward (over 8 KiB together).',
   422: 'Validation failed: errors lists every invalid field.',
   429: 'Too many requests: a rate limit (RateLimit-Policy) is used up; retry after Retry-After seconds.',
-  503: `A backend service or database is unavailable, or (\`code\` ${TICKET_BUSY}) too many buyers wait for the ticket of a new reservation; retry after Retry-After.`,
+  503: `A backend service or database is unavailable, or (\`code\` ${TICKET_BUSY}) too many buyers wait for the ticket of a new reservation, or (\`code\` ${SERVER_BUSY}) the gateway is too busy to take a new sale; retry after Retry-After.`,
   504: 'A backend service did not answer in time.',
 };
 

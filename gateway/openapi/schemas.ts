@@ -4,7 +4,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
-import { STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
+import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
@@ -228,8 +228,8 @@ function orderInputSchema(bodies: (typeof ORDER_BODIES)[keyof typeof ORDER_BODIE
 const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   code: {
     type: 'string',
-    enum: [...Object.keys(STOCK_CONFLICTS), TICKET_BUSY],
-    description: `A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain. ${TICKET_BUSY}: a 503 refusing a reservation because too many buyers wait for its ticket; nothing was reserved, try again after Retry-After.`,
+    enum: [...Object.keys(STOCK_CONFLICTS), ...BUSY_CODES],
+    description: `A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain. ${TICKET_BUSY}: a 503 refusing a reservation because too many buyers wait for its ticket; ${SERVER_BUSY}: a 503 refusing a new reservation or order because the gateway itself is overloaded; either way nothing was reserved, try again after Retry-After.`,
   },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
   ticket_id: { ...GUID, description: 'A refused order line: the GUID of its ticket.' },
