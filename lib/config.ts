@@ -118,7 +118,7 @@ const schema = z.object({
   // How often expired reservations are persisted by the sweeper; reads and moves expire what is due anyway.
   STOCK_SWEEP_INTERVAL_MS: wholeNumber(1, 86_400_000).default(10_000),
   // While the gateway's event loop runs this many ms late, a new reservation or order is refused at once (docs/scaling.md "Shedding load"); 0: never.
-  SHED_NEW_SALES_LAG_MS: wholeNumber(0, 60_000).default(500),
+  SHED_NEW_SALES_LAG_MS: wholeNumber(0, 60_000).default(200),
   // Moves of one ticket that may wait in one ticket service (docs/stock-moves.md "Past the cliff"); past it a new reservation is refused at once.
   STOCK_MOVE_QUEUE_MAX: wholeNumber(1, 1_000_000).default(2000),
   // Webhooks (docs/webhooks.md): delays between attempts, after the first (a comma list of 500ms, 5s, 2m, 1h, ...).
