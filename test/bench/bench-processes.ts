@@ -23,6 +23,8 @@ export interface BenchStack {
   authUrl: string;
   ticketGrpcAddress: string;
   ticketDatabaseUrl: string;
+  /** Each stack process's Prometheus endpoint, by part (`stack` for the one process of npm start). */
+  metricsUrls: Record<string, string>;
   pids(): number[];
   stop(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export async function startBenchStack(topology: Topology, mysqlUrl: string, redi
       authUrl: running.authUrl,
       ticketGrpcAddress: `127.0.0.1:${running.ports.ticket}`,
       ticketDatabaseUrl: running.env.ticket.TICKET_DATABASE_URL!,
+      metricsUrls: Object.fromEntries(Object.entries(running.ports.metrics).map(([part, port]) => [part, `http://127.0.0.1:${port}/metrics`])),
       pids: () => Object.values(running.processes).map((p) => p.child.pid!),
       async stop() {
         // SIGTERM first: a graceful exit writes the CPU profiles (BENCH_CPU_PROF).
@@ -128,6 +131,7 @@ export async function startOneProcess(mysqlUrl: string | undefined, redisUrl: st
     authUrl: `${baseUrl}/auth`,
     ticketGrpcAddress: `127.0.0.1:${ports.ticket}`,
     ticketDatabaseUrl: databases.ticketUrl,
+    metricsUrls: { stack: `http://127.0.0.1:${ports.metrics}/metrics` },
     pids: () => [child.child.pid!],
     stop,
   };

@@ -10,6 +10,7 @@
  * database server (rush-limit.ts: one transaction per move, and batched), and each of our
  * figures beside the limit's, with the ratio. Asserts nothing.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { grpcRushShop, restRushShop, type RushShop } from '../support/rush-shops.js';
 import { oversold, runRush, stranded, type RushTally } from '../support/rush.js';
 import { bearer, request } from '../support/http.js';
@@ -23,6 +24,30 @@ export interface RushTarget {
   ticketGrpcAddress: string;
   /** The ticket database's MySQL URL (the raw limit runs on a scratch database of the same server); '' on the embedded backend. */
   ticketDatabaseUrl: string;
+  /** Each stack process's Prometheus endpoint, by part: where the event loops' lag is read. */
+  metricsUrls: Record<string, string>;
+}
+
+/**
+ * The p99 of each process's event loop delay during one rush, in ms: the load generator's own
+ * (this process) and each stack process's (prom-client's `nodejs_eventloop_lag_p99_seconds`,
+ * whose histogram starts again at every scrape, so a scrape before the rush opens the window).
+ * A call crosses each loop a few times, so this is what a busy process adds to every answer.
+ */
+async function loopLags(metricsUrls: Record<string, string>): Promise<() => Promise<string>> {
+  const scrape = async (url: string) => {
+    const text = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((res) => res.text()).catch(() => '');
+    const seconds = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)?.[1];
+    return seconds === undefined ? '?' : String(Math.round(Number(seconds) * 1000));
+  };
+  await Promise.all(Object.values(metricsUrls).map(scrape));
+  const generator = monitorEventLoopDelay({ resolution: 10 });
+  generator.enable();
+  return async () => {
+    generator.disable();
+    const parts = await Promise.all(Object.entries(metricsUrls).map(async ([part, url]) => `${part} ${await scrape(url)}`));
+    return [`load ${Math.round(generator.percentile(99) / 1e6)}`, ...parts].join(' · ');
+  };
 }
 
 /** Read when a rush starts, so that a caller (BENCH_QUICK) can set smaller defaults first. */
@@ -36,7 +61,7 @@ const retryAfterWaitMs = (retryAfterSeconds: number) => retryAfterSeconds * 1000
 const ms = (values: readonly number[], p: number) => Number(percentile([...values].sort((a, b) => a - b), p).toFixed(1));
 
 /** One row of the rush table; docs/PERFORMANCE.md "The on-sale rush" says what each column means. */
-function rushRow(path: string, buyers: number, tally: RushTally): Record<string, unknown> {
+function rushRow(path: string, buyers: number, tally: RushTally, lags: string): Record<string, unknown> {
   const confirms = tally.reservations - tally.confirmFailures;
   return {
     path,
@@ -59,6 +84,7 @@ function rushRow(path: string, buyers: number, tally: RushTally): Record<string,
     sold_count: tally.final.sold_count,
     stranded: stranded(tally.final),
     oversold: oversold(tally.final, tally.boughtUnits),
+    'loop lag p99 ms': lags,
   };
 }
 
@@ -69,6 +95,7 @@ async function rushOnce(target: RushTarget, token: string, eventGuid: string, sh
     json: { name: `Rush ${shop.name} ${buyers}`, vat_percentage: 21, available_stock: stock(), max_orderable_amount_per_order: 4 },
   });
   if (ticket.status !== 201) throw new Error(`ticket: ${ticket.status} ${ticket.text}`);
+  const lags = await loopLags(target.metricsUrls);
   const tally = await runRush({
     baseUrl: target.baseUrl,
     token,
@@ -79,7 +106,7 @@ async function rushOnce(target: RushTarget, token: string, eventGuid: string, sh
     busyWaitMs: retryAfterWaitMs,
   });
   for (const sample of tally.failureSamples) console.log(`  ${target.backend}, ${shop.name}, ${buyers} buyers: ${sample}`);
-  return rushRow(shop.name, buyers, tally);
+  return rushRow(shop.name, buyers, tally, await lags());
 }
 
 /** The figures compared with the limit; `oversold` must be 0 everywhere. */
