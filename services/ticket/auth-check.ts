@@ -6,6 +6,7 @@ import { CLIENT_OPTIONS, callUnary, insecure } from '../../lib/grpc/client.js';
 import { fromServiceError, isServiceError } from '../../lib/grpc/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { edgeAuthChecks } from '../../lib/metrics.js';
+import { SharedFlight } from '../../lib/shared-flight.js';
 import { PublicKeyCache } from '../../lib/tokens/public-key-cache.js';
 import { tokenKeyId, verifyAccessToken, type TokenAudience } from '../../lib/tokens/verify.js';
 import { KeptAnswers } from './kept-answers.js';
@@ -50,6 +51,12 @@ const KEYS = { refreshMs: 10_000, maxAgeMs: 30_000, minRefetchMs: 1000 };
 export class AuthCheck {
   private readonly client: AuthServiceClient;
   private readonly kept = new KeptAnswers();
+  /**
+   * An on-sale rush starts with thousands of calls of one shop's token at once, none of them
+   * kept yet: they ask the auth service once, not once each (which overran its deadline).
+   */
+  private readonly learning = new SharedFlight<AuthenticateResponse>();
+  private readonly asking = new SharedFlight<AuthenticateResponse>();
   readonly revocations?: RevocationWatch;
   readonly publicKeys?: PublicKeyCache;
 
@@ -87,16 +94,23 @@ export class AuthCheck {
       return { userId: kept.userId, companyIds: effectiveCompanies(kept.companyIds, companies) };
     }
     edgeAuthChecks.inc({ path: 'asked' });
+    const answer = await this.learning.run(token, () => this.learn(token, watch, metadata));
+    // Revoked while the answer was on its way (to this call or to the one it joined): the push said so first.
+    if (watch.isRevoked(answer.session_id)) throw sessionEndedError();
+    return { userId: answer.user_id, companyIds: effectiveCompanies(answer.company_ids, companies) };
+  }
+
+  /** Asks about a token this process does not keep, and keeps the answer when it may be used locally. */
+  private async learn(token: string, watch: RevocationWatch, metadata: Metadata): Promise<AuthenticateResponse> {
     const epoch = watch.epoch;
     const answer = await this.ask(token, [], metadata);
-    // Revoked while the answer was on its way: the push said so first.
     if (watch.isRevoked(answer.session_id)) throw sessionEndedError();
     const keyId = await this.verifiedKeyId(token, answer.session_id);
     if (keyId && watch.isLive && watch.epoch === epoch) {
       const until = Math.min(answer.expires_at?.getTime() ?? 0, Date.now() + this.options.keepSeconds * 1000);
       this.kept.keep(token, { userId: answer.user_id, sessionId: answer.session_id, companyIds: answer.company_ids, until, keyId });
     }
-    return { userId: answer.user_id, companyIds: effectiveCompanies(answer.company_ids, companies) };
+    return answer;
   }
 
   /** The kid of a token the auth service accepted, once verified here too; undefined: do not keep it. */
@@ -108,7 +122,12 @@ export class AuthCheck {
     return verified?.sessionId === sessionId ? verified.keyId : undefined;
   }
 
-  private async ask(token: string, companies: string[], metadata: Metadata): Promise<AuthenticateResponse> {
+  /** Authenticate; calls with the same token and Company values at the same time share one question. */
+  private ask(token: string, companies: string[], metadata: Metadata): Promise<AuthenticateResponse> {
+    return this.asking.run([token, ...companies].join('\n'), () => this.askAuthService(token, companies, metadata));
+  }
+
+  private async askAuthService(token: string, companies: string[], metadata: Metadata): Promise<AuthenticateResponse> {
     try {
       return await callUnary(
         this.client.authenticate.bind(this.client),
