@@ -11,9 +11,10 @@ import { sendProblem, type Problem } from './problem.js';
  * Those are never refused here (docs/scaling.md, "Shedding load"). `thresholdMs` 0: never.
  */
 export function admitNewSales(lag: EventLoopLag | undefined, thresholdMs: number) {
+  if (!lag || !thresholdMs) return (_req: Request, _res: Response, next: NextFunction) => next();
   return (_req: Request, res: Response, next: NextFunction) => {
-    const lagMs = thresholdMs && lag ? lag.ms() : 0;
-    if (!thresholdMs || lagMs < thresholdMs) return next();
+    const lagMs = lag.ms();
+    if (lagMs < thresholdMs) return next();
     sendProblem(res, serverBusy(lagMs));
   };
 }
