@@ -116,7 +116,7 @@ export function observeCache(cache: string, isUp: () => boolean): void {
 
 export const moveBatchSize = new Histogram({
   name: 'ticket_move_batch_size',
-  help: 'Stock moves of one ticket applied in one transaction (services/ticket/ticket-batcher.ts).',
+  help: 'Stock moves of one ticket applied in one transaction (services/ticket/stock/ticket-batcher.ts).',
   buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
   registers: [registry],
 });

@@ -36,7 +36,7 @@ export const ORDER_LINE_FIELDS = {
 
 /**
  * The order object (PRODUCT.md 12), every field once in the JSON object's order: the REST
- * answers, the webhook `data` (services/ticket/change-events.ts) and the OpenAPI Order are
+ * answers, the webhook `data` (services/ticket/webhooks/change-events.ts) and the OpenAPI Order are
  * this table. State and expiry are its lines' (they always move together).
  */
 export const ORDER_FIELDS = {

@@ -50,21 +50,21 @@ import type {
 import { serverStream, unary } from '../../lib/grpc/server.js';
 import { isValidateOnly } from '../../lib/grpc/validate-only.js';
 import type { Logger } from '../../lib/logger.js';
-import type { AuthCheck, AuthenticatedCaller } from './auth-check.js';
-import { EventService } from './event-service.js';
-import { IdempotentCreation } from './idempotent-creation.js';
-import { OrderService } from './order-service.js';
-import { ReservationService } from './reservation-service.js';
-import { TicketService } from './ticket-service.js';
+import type { AuthCheck, AuthenticatedCaller } from './access/auth-check.js';
+import { EventService } from './catalogue/event-service.js';
+import { IdempotentCreation } from './idempotency/idempotent-creation.js';
+import { OrderService } from './sales/order-service.js';
+import { ReservationService } from './sales/reservation-service.js';
+import { TicketService } from './catalogue/ticket-service.js';
 import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { OrderStore } from './store/order-store.js';
 import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
-import { WebhookService } from './webhook-service.js';
-import { TicketBatcher } from './ticket-batcher.js';
-import { withCallDeadline } from './call-deadline.js';
+import { WebhookService } from './webhooks/webhook-service.js';
+import { TicketBatcher } from './stock/ticket-batcher.js';
+import { withCallDeadline } from './access/call-deadline.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 

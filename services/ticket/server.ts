@@ -9,12 +9,12 @@ import { WebhookServiceService } from '../../lib/gen/ticketing/v1/webhook.js';
 import { serveGrpc } from '../../lib/grpc/serve.js';
 import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
-import { AuthCheck } from './auth-check.js';
-import { startExpirySweeper } from './expiry-sweeper.js';
+import { AuthCheck } from './access/auth-check.js';
+import { startExpirySweeper } from './stock/expiry-sweeper.js';
 import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
-import { ticketMigrations } from './store/migrations.js';
+import { ticketMigrations } from './store/migrations/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
-import type { TicketBatcher } from './ticket-batcher.js';
+import type { TicketBatcher } from './stock/ticket-batcher.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { authMigrations } from '../../services/auth/store/migrations.js';
-import { ticketMigrations } from '../../services/ticket/store/migrations.js';
+import { ticketMigrations } from '../../services/ticket/store/migrations/migrations.js';
 import { replaceDatabase, withMysql } from '../support/resources.js';
 import { testBackend } from '../support/stack.js';
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rowFromValues } from '../../lib/fields/rows.js';
 import { TICKET_FIELDS } from '../../lib/fields/ticket.js';
-import { ticketMessage, ticketMessageOfRow } from '../../services/ticket/messages.js';
+import { ticketMessage, ticketMessageOfRow } from '../../services/ticket/catalogue/messages.js';
 import { TicketStore, toRecord, type TicketRow } from '../../services/ticket/store/ticket-store.js';
-import type { TicketRecord } from '../../services/ticket/domain/ticket-fields.js';
+import type { TicketRecord } from '../../services/ticket/catalogue/ticket-fields.js';
 import { storedValuesArbitrary } from './arbitraries.js';
 import { withMigratedDatabase } from './database.js';
 

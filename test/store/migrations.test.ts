@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { migrateLatest } from '../../lib/migrate-latest.js';
 import { authMigrations } from '../../services/auth/store/migrations.js';
-import { ticketMigrations } from '../../services/ticket/store/migrations.js';
+import { ticketMigrations } from '../../services/ticket/store/migrations/migrations.js';
 import { replaceDatabase, testBackend, withMysql } from '../support/stack.js';
 
 const sets = { auth: authMigrations, ticket: ticketMigrations };

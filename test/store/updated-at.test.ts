@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
-import { nextUpdatedAt } from '../../services/ticket/domain/updated-at.js';
+import { nextUpdatedAt } from '../../services/ticket/catalogue/updated-at.js';
 import { EventStore } from '../../services/ticket/store/event-store.js';
-import { ticketMigrations } from '../../services/ticket/store/migrations.js';
+import { ticketMigrations } from '../../services/ticket/store/migrations/migrations.js';
 import { replaceDatabase, testBackend, withMysql } from '../support/stack.js';
 
 /**

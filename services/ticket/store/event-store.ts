@@ -1,12 +1,12 @@
 import { isMysql, type Knex } from '../../../lib/db.js';
 import { EVENT_FIELDS } from '../../../lib/fields/event.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
-import type { EventRecord, EventValues } from '../domain/event-fields.js';
+import type { EventRecord, EventValues } from '../catalogue/event-fields.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
 import { ReservationStore } from './reservation-store.js';
-import type { ColumnGuard } from '../domain/order-rules.js';
+import type { ColumnGuard } from '../catalogue/field-order-rules.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
-import { eventChange, ticketChange } from '../change-events.js';
+import { eventChange, ticketChange } from '../webhooks/change-events.js';
 import { recordChange, recordChanges } from './outbox-store.js';
 import { toRecord as toTicketRecord } from './ticket-store.js';
 

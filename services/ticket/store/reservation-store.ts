@@ -4,11 +4,11 @@ import { LIVE_STATES, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, type ReservationS
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { holdsStock } from '../../../lib/fields/ticket.js';
 import type { Holder } from '../../../lib/fields/holder.js';
-import type { ReservationRecord } from '../domain/reservation-fields.js';
-import type { TicketRecord } from '../domain/ticket-fields.js';
+import type { ReservationRecord } from '../sales/reservation-fields.js';
+import type { TicketRecord } from '../catalogue/ticket-fields.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 import { dbTime } from './sql.js';
-import { orderChange, reservationChange } from '../change-events.js';
+import { orderChange, reservationChange } from '../webhooks/change-events.js';
 import { readOrders } from './order-store.js';
 import { counterDelta, MOVES, sumDeltas, type Counter, type CounterDelta } from '../../../lib/stock-moves.js';
 import { recordChanges } from './outbox-store.js';

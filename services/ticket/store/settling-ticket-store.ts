@@ -1,7 +1,7 @@
 import type { Knex } from '../../../lib/db.js';
 import { valuesFromRow } from '../../../lib/fields/rows.js';
 import { holdsStock, TICKET_FIELDS } from '../../../lib/fields/ticket.js';
-import type { TicketRecord } from '../domain/ticket-fields.js';
+import type { TicketRecord } from '../catalogue/ticket-fields.js';
 import { TicketStore, type TicketRow } from './ticket-store.js';
 
 type SettleDue = (ticketGuids: readonly string[]) => Promise<boolean>;

@@ -1,8 +1,8 @@
 import { isMysql, toDbTime, type Knex } from '../../../lib/db.js';
 import { columnOf, type FieldTable } from '../../../lib/fields/kinds.js';
 import { toColumn } from '../../../lib/fields/rows.js';
-import type { ColumnGuard } from '../domain/order-rules.js';
-import { updatedAtBounds } from '../domain/updated-at.js';
+import type { ColumnGuard } from '../catalogue/field-order-rules.js';
+import { updatedAtBounds } from '../catalogue/updated-at.js';
 
 /** SQL fragments shared by the stores. */
 

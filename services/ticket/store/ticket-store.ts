@@ -1,10 +1,10 @@
 import type { Knex } from '../../../lib/db.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { TICKET_FIELDS } from '../../../lib/fields/ticket.js';
-import type { TicketRecord, TicketValues } from '../domain/ticket-fields.js';
+import type { TicketRecord, TicketValues } from '../catalogue/ticket-fields.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 import type { UpdateOptions, WriteOptions } from './event-store.js';
-import { ticketChange } from '../change-events.js';
+import { ticketChange } from '../webhooks/change-events.js';
 import { recordChange } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;

@@ -1,0 +1,283 @@
+import { isUniqueViolation } from '../../../lib/db.js';
+import {
+  ReserveTicketRequest,
+  Reservation,
+  type ConfirmReservationRequest,
+  type ListReservationBarcodesRequest,
+  type ListReservationBarcodesResponse,
+  type ListReservationsRequest,
+  type ListReservationsResponse,
+  type MarkReservationPendingRequest,
+  type ReleaseReservationRequest,
+  type Scan,
+  type ScanBarcodeRequest,
+} from '../../../lib/gen/ticketing/v1/reservation.js';
+import { fromMessageField } from '../../../lib/fields/messages.js';
+import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
+import { remainingStock, ticketStatus } from '../../../lib/fields/ticket.js';
+import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
+import { newGuid } from '../../../lib/ids.js';
+import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
+import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../../lib/stock-moves.js';
+import { formatTimestamp } from '../../../lib/time.js';
+import { notInEnum } from '../common/field-checks.js';
+import type { AuthenticatedCaller } from '../access/auth-check.js';
+import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
+import type { ReservationRecord } from './reservation-fields.js';
+import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
+import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
+import { reservationMessage, scanMessage } from './reservation-messages.js';
+import { findInCompanies, notFound } from '../access/find-in-companies.js';
+import { storedGuid } from '../access/request-guid.js';
+import { retryingDeadlocks } from '../store/deadlocks.js';
+import { newReservation, type ReservationStore, type StockTicket } from '../store/reservation-store.js';
+import { reservationChange, scanChange } from '../webhooks/change-events.js';
+import { recordChange } from '../store/outbox-store.js';
+import type { TicketBatcher } from '../stock/ticket-batcher.js';
+import type { MoveDraft } from '../stock/stock-batch.js';
+import { ReservationHomes, type ReservationHome } from './reservation-homes.js';
+
+/** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
+export function stateFilter(state: number | undefined): ReservationState | undefined {
+  if (state === undefined) return undefined;
+  const name = fromMessageField(RESERVATION_FIELDS.state, state) as ReservationState | null;
+  if (name === null) throw RpcError.invalidArgument([{ field: 'state', description: notInEnum(RESERVATION_STATES) }]);
+  return name;
+}
+
+const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
+
+/**
+ * The most barcodes one page of a reservation or order list carries (each counted at its
+ * most): about 170 KB of generated codes, 660 KB of the longest predefined ones, far below
+ * the 4 MiB a gRPC message may have (docs/stock-moves.md "Bounded messages").
+ */
+export const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
+
+/** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
+const BARCODE_ATTEMPTS = 3;
+
+/** Only a ticket whose computed status is `available` can be reserved; a sold_out by the counters is a stock refusal. */
+export function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
+  const computed = ticketStatus(ticket, now);
+  if (computed === 'available') return;
+  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw insufficientStock(remainingStock(ticket));
+  throw stockConflict('not_on_sale');
+}
+
+/**
+ * Runs a confirmation (`confirm` calls `generating()` when it makes codes) and runs it again
+ * when a generated code collided within the event (about 2^-79 each); a code that was sent
+ * and is taken is barcode_taken, and nothing of the confirmation is kept either way.
+ */
+export async function retryingBarcodeCollisions<T>(confirm: (generating: () => void) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let generated = false;
+    try {
+      return await confirm(() => {
+        generated = true;
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken');
+    }
+  }
+}
+
+/** A move from the reservation's current state, or its refusal (lib/stock-moves.ts). */
+export function requireState(current: Pick<ReservationRecord, 'state'>, move: MoveName): void {
+  const refusal = refusalFrom(move, current.state);
+  if (refusal === 'invalid_transition') throw stockConflict(refusal, `A ${current.state} reservation cannot be ${MOVES[move].done}.`);
+  if (refusal) throw stockConflict(refusal);
+}
+
+/** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
+export class ReservationService {
+  constructor(
+    private readonly store: ReservationStore,
+    private readonly creations: IdempotentCreation,
+    private readonly batcher: TicketBatcher,
+  ) {}
+
+  private readonly homes = new ReservationHomes();
+
+  /** Expires what is due on these tickets before they are read. */
+  async settleDue(ticketGuids: readonly string[]): Promise<boolean> {
+    const due = await this.store.ticketsWithDue(ticketGuids, new Date());
+    for (const guid of due) await retryingDeadlocks(() => this.store.settle(guid));
+    return due.length > 0;
+  }
+
+  private findTicket(caller: AuthenticatedCaller, guid: string): Promise<StockTicket> {
+    return findInCompanies('Ticket', caller.companyIds, guid, (companyIds, id) => this.store.findTicket(companyIds, id));
+  }
+
+  private findReservation(caller: AuthenticatedCaller, guid: string): Promise<ReservationRecord> {
+    return findInCompanies('Reservation', caller.companyIds, guid, (companyIds, id) => this.store.find(companyIds, id));
+  }
+
+  /** Where a reservation of the caller's companies lives (its ticket, its company): known without a read when this process made or moved it lately. */
+  private async homeOf(caller: AuthenticatedCaller, guid: string): Promise<ReservationHome> {
+    const known = this.homes.find(caller.companyIds, storedGuid(guid));
+    if (known) return known;
+    const found = await this.findReservation(caller, guid);
+    this.homes.remember(found);
+    return found;
+  }
+
+  /**
+   * A reservation is checked entirely under the ticket's lock, in its batch: no read before it
+   * queues (in a rush every statement a move makes on its own costs as much as its share of a
+   * batch). The checks keep their order: 404, then 422 (amount and ttl together), then 409.
+   */
+  async reserve(caller: AuthenticatedCaller, request: ReserveTicketRequest): Promise<Reservation> {
+    const prepare = async () => {
+      const ticketGuid = storedGuid(request.ticket_id);
+      if (!ticketGuid) throw notFound('Ticket', request.ticket_id);
+      const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
+      const now = new Date();
+      const guid = newGuid();
+      let record: Omit<ReservationRecord, 'id'> | undefined;
+      const plan = (draft: MoveDraft) => {
+        const ticket = draft.ticket(caller.companyIds);
+        if (!ticket) throw notFound('Ticket', request.ticket_id);
+        const violations = [...checkAmount(request.amount, ticket), ...ttl.violations];
+        if (violations.length) throw RpcError.invalidArgument(violations);
+        refuseUnlessOnSale(ticket, now);
+        if (remainingStock(ticket) < request.amount) throw insufficientStock(remainingStock(ticket));
+        record = newReservation({ guid, ticket, amount: request.amount, ttlSeconds: ttl.value, now });
+        draft.moveCounters(counterDelta(null, MOVES.reserve.to, request.amount));
+        draft.insertReservation(record);
+        draft.record(reservationChange(record, 'reserve'));
+        this.homes.remember(record);
+      };
+      return {
+        get result() {
+          return reservationMessage(record!);
+        },
+        plan,
+        ticketGuid,
+      };
+    };
+    const sameRequest = ReserveTicketRequest.encode({ ...request, ticket_id: storedGuid(request.ticket_id) ?? request.ticket_id, request_id: '' }).finish();
+    return retryingDeadlocks(() =>
+      this.creations.run({ caller, scope: 'ReserveTicket', requestId: request.request_id, request: [sameRequest], codec: Reservation }, prepare),
+    );
+  }
+
+  async get(caller: AuthenticatedCaller, guid: string): Promise<Reservation> {
+    const found = await this.findReservation(caller, guid);
+    if (isDue(found, new Date()) && (await this.settleDue([found.ticket_id]))) {
+      return reservationMessage(await this.findReservation(caller, guid));
+    }
+    return reservationMessage(found);
+  }
+
+  async list(caller: AuthenticatedCaller, request: ListReservationsRequest): Promise<ListReservationsResponse> {
+    const ticket = await this.findTicket(caller, request.ticket_id);
+    const state = stateFilter(request.state);
+    const size = pageSize(request.page_size);
+    const listKey = reservationListKey(ticket.guid, state ?? '');
+    const after = decodePageToken(request.page_token, listKey);
+    await this.settleDue([ticket.guid]);
+    const { reservations, more } = await this.store.list(ticket.guid, state, after, size, BARCODES_PER_PAGE);
+    return {
+      reservations: reservations.map(reservationMessage),
+      next_page_token: more ? encodePageToken(listKey, reservations[reservations.length - 1]!.id) : '',
+    };
+  }
+
+  /** Every barcode of a reservation, page by page (its read carries at most MAX_UNITS_PER_ORDER). */
+  async listBarcodes(caller: AuthenticatedCaller, request: ListReservationBarcodesRequest): Promise<ListReservationBarcodesResponse> {
+    const reservation = await this.findReservation(caller, request.guid);
+    const size = pageSize(request.page_size);
+    const listKey = `barcodes:${reservation.guid}`;
+    const rows = await this.store.barcodesOf(reservation.guid, decodePageToken(request.page_token, listKey), size + 1);
+    const page = rows.slice(0, size);
+    return { barcodes: page.map((row) => row.barcode), next_page_token: rows.length > size ? encodePageToken(listKey, page[page.length - 1]!.id) : '' };
+  }
+
+  /**
+   * One move of an existing reservation (a row of MOVES), planned with its ticket's batch
+   * (ticket-batcher.ts): under the ticket's lock, with its due reservations expired, the
+   * current state is checked against the move's `from`, `apply` checks and issues what the
+   * move does besides (barcodes), and the reservation and the ticket's counters move together.
+   */
+  private async move(
+    caller: AuthenticatedCaller,
+    guid: string,
+    move: Exclude<MoveName, 'reserve' | 'expire'>,
+    options: {
+      ttlSeconds?: number;
+      violations?: FieldViolation[];
+      apply?: (draft: MoveDraft, ticket: StockTicket, moved: ReservationRecord) => ReservationRecord;
+      onTaken?: () => Error;
+    } = {},
+  ): Promise<Reservation> {
+    const found = await this.homeOf(caller, guid);
+    const scope = [found.company_id];
+    const plan = (draft: MoveDraft) => {
+      const ticket = draft.ticket(scope, { includeDeleted: true });
+      const current = draft.reservation(scope, found.guid);
+      if (!ticket || !current) throw notFound('Reservation', guid);
+      if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
+      requireState(current, move);
+      const to = MOVES[move].to;
+      draft.moveCounters(counterDelta(current.state, to, current.amount));
+      const changed = draft.changeState(current, to, options.ttlSeconds ?? null);
+      // A refusal here (a barcode's 422) refuses the whole move.
+      const moved = options.apply ? options.apply(draft, ticket, changed) : changed;
+      draft.record(reservationChange(moved, move));
+      return reservationMessage(moved);
+    };
+    return retryingDeadlocks(() => this.batcher.plan(found.ticket_id, { reads: [found.guid], plan, onTaken: options.onTaken }));
+  }
+
+  async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
+    const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
+    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, violations: ttl.violations });
+  }
+
+  async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
+    return retryingBarcodeCollisions((generating) =>
+      this.move(caller, request.guid, 'confirm', {
+        apply: (draft, ticket, moved) => {
+          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, moved.amount);
+          if (violations.length) throw RpcError.invalidArgument(violations);
+          if (ticket.barcode_type === 'generate') generating();
+          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: moved.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
+          return draft.insertBarcodes(moved, barcodes);
+        },
+        onTaken: request.barcodes.length > 0 ? () => stockConflict('barcode_taken') : undefined,
+      }),
+    );
+  }
+
+  async release(caller: AuthenticatedCaller, request: ReleaseReservationRequest): Promise<Reservation> {
+    return this.move(caller, request.guid, 'release');
+  }
+
+  async scan(caller: AuthenticatedCaller, request: ScanBarcodeRequest): Promise<Scan> {
+    const { violations } = checkMoveField('barcode', SCAN_REQUEST_FIELDS.barcode, request.barcode);
+    if (violations.length) throw RpcError.invalidArgument(violations);
+    const eventGuid = storedGuid(request.event_id);
+    if (!eventGuid) throw notFound('Event', request.event_id);
+    const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
+    if (!found) throw notFound('Barcode', request.barcode);
+    return retryingDeadlocks(() =>
+      this.batcher.transaction(found.ticket_id, async (trx) => {
+        const now = new Date();
+        const ticket = await this.store.lockTicket(trx, caller.companyIds, found.ticket_id, { includeDeleted: true });
+        if (!ticket) throw notFound('Barcode', request.barcode);
+        if (!(await this.store.scan(trx, found, ticket, now))) {
+          const first = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode, trx);
+          const scannedAt = formatTimestamp(first?.scanned_at) ?? '';
+          throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
+        }
+        const scan = { ...found, scanned_at: now };
+        await recordChange(trx, scanChange(ticket.company_id, scan));
+        return scanMessage(scan);
+      }),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import type { Logger } from '../../../lib/logger.js';
+import type { ReservationStore } from '../store/reservation-store.js';
+import { retryingDeadlocks } from '../store/deadlocks.js';
+
+/** Tickets settled per run; the next run takes the rest. */
+const BATCH = 200;
+
+/**
+ * Persists expiries in the background, so that the counters in the database are right for
+ * anyone reading them directly. Not needed for correctness: every move and every read of a
+ * ticket expires its due reservations first (docs/stock-moves.md).
+ */
+export function startExpirySweeper(store: ReservationStore, intervalMs: number, logger: Logger): { stop(): void } {
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const due = await store.anyTicketsWithDue(new Date(), BATCH);
+      let expired = 0;
+      for (const ticketGuid of due) expired += await retryingDeadlocks(() => store.settle(ticketGuid));
+      if (expired) logger.debug({ expired, tickets: due.length }, 'expired reservations swept');
+    } catch (err) {
+      logger.warn({ err: (err as { code?: string }).code ?? 'error' }, 'expiry sweep failed; will retry');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void run(), intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
