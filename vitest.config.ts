@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // Beside the default output, each file's duration, the slowest first (test/support/durations-reporter.ts).
+    reporters: ['default', './test/support/durations-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], env: { TEST_BACKEND: 'embedded' } } },
       ...(withMysql
