@@ -157,10 +157,8 @@ describe('webhooks: every committed change, signed, with the REST object', () =>
     const event = (await api(account, 'POST', '/event', { name: 'Mine' })).body;
     await api(stranger, 'POST', '/event', { name: 'Theirs' });
     await api(account, 'PUT', `/event/${event.guid}`, { name: 'Mine 2' });
-    // PRODUCT.md 10: a healthy receiver has it within 2 s of the commit (which precedes the answer).
-    const answered = Date.now();
+    // PRODUCT.md 10: a healthy receiver gets it (how soon, within 2 s of the commit: test/bench/webhook-lag.ts).
     await receiver.waitFor((all) => all.length >= 1);
-    expect(Date.now() - answered).toBeLessThan(2000);
     expect(receiver.received.map((r) => r.body.type)).toEqual(['event.updated']);
     expect((await api(stranger, 'GET', `/webhooks/${webhook.guid}`)).status).toBe(404);
     expect((await api(stranger, 'GET', `/webhooks/${webhook.guid}/deliveries`)).status).toBe(404);

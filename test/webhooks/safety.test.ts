@@ -20,7 +20,9 @@ vi.mock('node:dns/promises', async (importOriginal) => {
   return { ...actual, default: { ...actual, lookup }, lookup };
 });
 
-const TIMEOUT_MS = 1000;
+// Long, so that an answer the cap did not cut would end at the timeout, long after any attempt that
+// the cap ends, however loaded the machine.
+const TIMEOUT_MS = 20_000;
 // Endpoints on the local receivers are accepted at creation; each test's worker decides at delivery.
 const suite = workerSuiteOfFile({ WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,300ms', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
 
@@ -55,7 +57,7 @@ describe('webhooks: delivery safety against a local receiver', () => {
     expect(elsewhere.requests).toBe(0);
   });
 
-  it('an endless answer: the worker stops reading at the cap (hangs up), the attempt ends at once, well within the timeout, recorded as answered', async () => {
+  it('an endless answer: the worker stops reading at the cap (hangs up), the attempt ends there, before the timeout, recorded as answered', async () => {
     startWorker(true);
     const account = await signUpAndLogin(suite.stack);
     const endless = await suite.startReceiver();
@@ -74,10 +76,10 @@ describe('webhooks: delivery safety against a local receiver', () => {
     const log = await deliveriesLog(suite.stack, account, guid, (entries) => entries.length >= 1);
     // Without the cap the endless answer would run into the timeout: no status, "no answer within".
     expect(log.map((d: any) => [d.attempt, d.response_status, d.error, d.next_retry_at])).toEqual([[1, 200, null, null]]);
-    expect(log[0].duration_ms).toBeLessThan(TIMEOUT_MS / 2);
+    expect(log[0].duration_ms, 'the attempt ends at the cap, not at the timeout').toBeLessThan(TIMEOUT_MS);
     await vi.waitFor(() => expect(cutOff).toBe(true));
     expect(endless.received).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('private targets not allowed at delivery: a name that resolves to 127.0.0.1 is refused after DNS, recorded as refused, nothing received', async () => {
     const worker = startWorker(false);
