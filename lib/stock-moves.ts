@@ -7,7 +7,7 @@ import { STOCK_CONFLICTS, type StockConflictCode } from './stock-conflicts.js';
  * leaves from, where it goes, what it does to a ticket's counters, the webhook event it
  * records and the refusals it can answer with. The ticket service checks and applies moves by
  * it (services/ticket/sales/reservation-service.ts, store/reservation-store.ts), the webhook event
- * types are derived from it (lib/fields/webhook.ts), the gRPC status and the 409's `code` of
+ * types are derived from it (lib/webhooks/fields.ts), the gRPC status and the 409's `code` of
  * each refusal come from lib/stock-conflicts.ts through `refusals`, and docs/stock-moves.md's
  * "States and moves" table is `movesMarkdown()` (test/stock/engine.test.ts holds it equal).
  * A new move is a row here plus the code that applies it.

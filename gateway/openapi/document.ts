@@ -4,7 +4,7 @@ import { MAX_UNITS_PER_ORDER, RESERVATION, RESERVATION_STATES } from '../../lib/
 import type { Resource } from '../../lib/fields/kinds.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { UNLIMITED_PATHS } from '../rate-limits.js';
-import { WEBHOOK } from '../../lib/fields/webhook.js';
+import { WEBHOOK } from '../../lib/webhooks/fields.js';
 import { IDEMPOTENCY_KEY } from '../../lib/ids.js';
 import { SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { COMPANY_HEADER_PATTERN, HEADER_TEXT_PATTERN } from './patterns.js';

@@ -5,7 +5,7 @@ import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
-import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
+import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
 import { decimalPattern, HTTP_URL_PATTERN, NOT_BLANK_PATTERN, TIMESTAMP_PATTERN } from './patterns.js';

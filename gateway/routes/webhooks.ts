@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { fieldNames, type FieldDef } from '../../lib/fields/kinds.js';
-import { DELIVERY_FIELDS, WEBHOOK, WEBHOOK_FIELDS } from '../../lib/fields/webhook.js';
+import { DELIVERY_FIELDS, WEBHOOK, WEBHOOK_FIELDS } from '../../lib/webhooks/fields.js';
 import type { Webhook } from '../../lib/gen/ticketing/v1/webhook.js';
 import { writePages } from '../array-json.js';
 import { webhookBackend } from '../backends.js';

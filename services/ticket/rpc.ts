@@ -63,23 +63,23 @@ import { ReservationStore } from './store/reservation-store.js';
 import { SettlingTicketStore } from './store/settling-ticket-store.js';
 import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhooks/webhook-service.js';
-import { TicketBatcher } from './stock/ticket-batcher.js';
+import { StockEngine } from './stock/stock-engine.js';
 import { withCallDeadline } from './access/call-deadline.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
-/** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep, the batcher among them). */
+/** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep, the stock engine among them). */
 export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number }) {
-  const batcher = new TicketBatcher(db, { queueMax: options.moveQueueMax });
-  const creations = new IdempotentCreation(db, new IdempotencyStore(db), batcher);
+  const engine = new StockEngine(db, { queueMax: options.moveQueueMax });
+  const creations = new IdempotentCreation(db, new IdempotencyStore(db));
   const events = new EventService(new EventStore(db), creations);
   const stock = new ReservationStore(db);
-  const reservations = new ReservationService(stock, creations, batcher);
-  const orders = new OrderService(new OrderStore(db, stock), stock, reservations, creations, batcher);
+  const reservations = new ReservationService(stock, creations, engine);
+  const orders = new OrderService(new OrderStore(db), reservations, creations, engine);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
   const tickets = new TicketService(ticketStore, events, creations);
   const webhooks = new WebhookService(new WebhookStore(db), creations, options.allowPrivateTargets);
-  return { batcher, events, reservations, orders, tickets, webhooks };
+  return { engine, events, reservations, orders, tickets, webhooks };
 }
 
 export type TicketServices = ReturnType<typeof ticketServices>;

@@ -14,7 +14,7 @@ import { startExpirySweeper } from './stock/expiry-sweeper.js';
 import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
-import type { TicketBatcher } from './stock/ticket-batcher.js';
+import type { StockEngine } from './stock/stock-engine.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
 
 export interface RunningTicketService {
@@ -22,8 +22,8 @@ export interface RunningTicketService {
   db: Knex;
   /** How callers are checked (its revocation watch tells whether checks are local now). */
   auth: AuthCheck;
-  /** The stock moves' batcher (its test seam: beforeCommit). */
-  batcher: TicketBatcher;
+  /** The stock engine (its test seam: beforeCommit). */
+  engine: StockEngine;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -64,13 +64,13 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     logger,
     isReady: () => db.raw('select 1').then(() => true),
   });
-  const sweeper = startExpirySweeper(new ReservationStore(db), config.STOCK_SWEEP_INTERVAL_MS, logger);
+  const sweeper = startExpirySweeper(new ReservationStore(db), services.engine, config.STOCK_SWEEP_INTERVAL_MS, logger);
 
   return {
     port: server.port,
     db,
     auth,
-    batcher: services.batcher,
+    engine: services.engine,
     async shutdown(graceMs) {
       sweeper.stop();
       await server.shutdown(graceMs);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fromDbTime, isMysql, toDbTime, type Knex } from '../../lib/db.js';
-import { subscribes } from '../../lib/fields/webhook.js';
+import { subscribes } from '../../lib/webhooks/fields.js';
 
 type Raw = Record<string, unknown>;
 

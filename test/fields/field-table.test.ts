@@ -14,7 +14,7 @@ import { ORDER, ORDER_BARCODE_FIELDS, ORDER_LINE_FIELDS } from '../../lib/fields
 import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
-import { DELIVERY, WEBHOOK } from '../../lib/fields/webhook.js';
+import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
 import { protoRoot } from '../../lib/grpc/reflection.js';
 import { withMigratedDatabase } from './database.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_EVENT_TYPES } from '../../lib/fields/webhook.js';
+import { WEBHOOK_EVENT_TYPES } from '../../lib/webhooks/event-types.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import { openApiValidator, type OpenApiValidator } from '../support/openapi.js';
 import { rawRequest, type RawResponse } from '../support/raw-http.js';

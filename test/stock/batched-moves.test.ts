@@ -6,12 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { status, type ServiceError } from '@grpc/grpc-js';
-import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReservationServiceClient, type Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { createLogger } from '../../lib/logger.js';
 import { startTicketService } from '../../services/ticket/server.js';
-import { TicketBatcher } from '../../services/ticket/stock/ticket-batcher.js';
+import { StockEngine, type StockMove } from '../../services/ticket/stock/stock-engine.js';
 import { withCallDeadline } from '../../services/ticket/access/call-deadline.js';
 import { problemFromGrpc } from '../../gateway/problem.js';
 import { RpcError, toStatusObject } from '../../lib/grpc/errors.js';
@@ -23,7 +22,7 @@ import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket,
 
 const suite = reservationSuiteOfFile();
 
-const batcher = () => suite.stack.running.ticket.batcher;
+const batcher = () => suite.stack.running.ticket.engine;
 
 afterEach(() => {
   batcher().beforeCommit = undefined;
@@ -179,18 +178,17 @@ describe('batched moves on one ticket', { timeout: 120_000 }, () => {
 
 describe('past the cliff: a full queue refuses new reservations at once', () => {
   it('refuses a move that takes stock when the ticket\'s queue is full (RESOURCE_EXHAUSTED, 503 + Retry-After over REST); other moves still queue', async () => {
-    const batcher = new TicketBatcher(suite.db, { queueMax: 2 });
-    const { work, open } = gatedMoves();
-    const { running } = await runningBatch(batcher, 'hot', work);
-    const queued = [batcher.transaction('hot', work), batcher.transaction('hot', work, { takesStock: true })];
-    const refusal = await batcher.transaction('hot', work, { takesStock: true }).then(
+    const engine = new StockEngine(suite.db, { queueMax: 2 });
+    const { running, open } = await runningBatch(engine, 'hot');
+    const queued = [engine.run(done('hot')), engine.run({ ...done('hot'), takesStock: true })];
+    const refusal = await engine.run({ ...done('hot'), takesStock: true }).then(
       () => undefined,
       (err: unknown) => err,
     );
     expect(refusal).toBeInstanceOf(RpcError);
     expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
     // A confirm or release (not taking stock) queues whatever the queue holds.
-    queued.push(batcher.transaction('hot', work));
+    queued.push(engine.run(done('hot')));
     open();
     expect(await Promise.all([running, ...queued])).toEqual(['done', 'done', 'done', 'done']);
 
@@ -200,25 +198,20 @@ describe('past the cliff: a full queue refuses new reservations at once', () => 
   });
 
   it('refuses at once a move that takes stock when the moves ahead of it would outlast its call deadline; without a deadline it queues', async () => {
-    const batcher = new TicketBatcher(suite.db);
-    const slow = async (trx: Knex.Transaction) => {
-      await trx.raw('select 1');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      return 'slow';
-    };
-    // One batch of two 50 ms moves: the batcher's time per move (from 0, a fifth of each batch's) is at least 10 ms now.
-    expect(await Promise.all([batcher.transaction('hot', slow), batcher.transaction('hot', slow)])).toEqual(['slow', 'slow']);
-    const { work, open } = gatedMoves();
-    const { running } = await runningBatch(batcher, 'hot', work);
-    const queued = Array.from({ length: 10 }, () => batcher.transaction('hot', work));
+    const engine = new StockEngine(suite.db);
+    // One batch of two moves held 100 ms at its commit: the engine's time per move (from 0, a fifth of each batch's) is at least 10 ms now.
+    engine.beforeCommit = () => new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await Promise.all([engine.run(done('hot')), engine.run(done('hot'))])).toEqual(['done', 'done']);
+    const { running, open } = await runningBatch(engine, 'hot');
+    const queued = Array.from({ length: 10 }, () => engine.run(done('hot')));
     // Ten moves ahead at 10 ms or more each: 100 ms or more, past a deadline 50 ms away.
-    const refusal = await withCallDeadline(Date.now() + 50, () => batcher.transaction('hot', work, { takesStock: true })).then(
+    const refusal = await withCallDeadline(Date.now() + 50, () => engine.run({ ...done('hot'), takesStock: true })).then(
       () => undefined,
       (err: unknown) => err,
     );
     expect(refusal).toMatchObject({ code: status.RESOURCE_EXHAUSTED, details: { reason: TICKET_BUSY } });
     expect((refusal as RpcError).details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    queued.push(batcher.transaction('hot', work, { takesStock: true }));
+    queued.push(engine.run({ ...done('hot'), takesStock: true }));
     open();
     expect(await Promise.all([running, ...queued])).toEqual(Array(12).fill('done'));
   });
@@ -248,24 +241,23 @@ async function inOneBatch(ticket: string, calls: () => Array<Promise<unknown>>):
   return results;
 }
 
-/** Moves that each wait at one gate, holding their batch's transaction until `open()`. */
-function gatedMoves(): { work: (trx: Knex.Transaction) => Promise<string>; open: () => void } {
+/** A move of `ticket` that changes nothing and answers 'done'. */
+const done = (ticket: string): StockMove<string> => ({ tickets: [ticket], plan: () => 'done' });
+
+/** Runs a move of `ticket` whose batch is held open at its commit until `open()`: later moves of the ticket queue behind it. */
+async function runningBatch(engine: StockEngine, ticket: string): Promise<{ running: Promise<string>; open: () => void }> {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const work = async (trx: Knex.Transaction) => {
-    await trx.raw('select 1');
+  let started!: () => void;
+  const holding = new Promise<void>((resolve) => (started = resolve));
+  engine.beforeCommit = async () => {
+    engine.beforeCommit = undefined;
+    started();
     await gate;
-    return 'done';
   };
-  return { work, open };
-}
-
-/** Queues `work` on `ticket` and waits until its batch has started: later moves of the ticket queue behind it. */
-async function runningBatch(batcher: TicketBatcher, ticket: string, work: (trx: Knex.Transaction) => Promise<string>): Promise<{ running: Promise<string> }> {
-  const running = batcher.transaction(ticket, work);
-  await new Promise((resolve) => setImmediate(resolve));
-  // Wrapped: an async function's result is awaited whole, and this one ends only when its gate opens.
-  return { running };
+  const running = engine.run(done(ticket));
+  await holding;
+  return { running, open };
 }
 
 function serviceError(err: RpcError): ServiceError {

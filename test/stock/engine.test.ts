@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RESERVATION_STATES } from '../../lib/fields/reservation.js';
-import { WEBHOOK_EVENT_TYPES } from '../../lib/fields/webhook.js';
+import { WEBHOOK_EVENT_TYPES } from '../../lib/webhooks/event-types.js';
 import { counterDelta, MOVES, movesMarkdown, refusalFrom, sumDeltas, type MoveName } from '../../lib/stock-moves.js';
 
 describe('the table of states and moves', () => {

@@ -6,6 +6,7 @@
  * fewer sales than were already confirmed; the ticket ends sold out with nothing stranded
  * and nothing oversold.
  */
+import type { StockMove } from '../../services/ticket/stock/stock-engine.js';
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it, vi } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
@@ -32,21 +33,15 @@ const shopsOf = (): RushShop[] => [grpcRushShop(suite.stack.ticketGrpcAddress, s
  * reservations' own reads before they reach the queue.)
  */
 function fillQueueBeforeEachReservation(ticketGuid: string): { settled(): Promise<unknown>; restore(): void } {
-  const batcher = suite.stack.running.ticket.batcher;
-  const transaction = batcher.transaction.bind(batcher);
+  const engine = suite.stack.running.ticket.engine;
+  const run = engine.run.bind(engine);
   const fillers: Array<Promise<unknown>> = [];
-  const fillFirst = (guid: string | undefined, options: { takesStock?: boolean } | undefined) => {
-    if (guid !== ticketGuid || !options?.takesStock) return;
-    for (let i = 0; i < QUEUE_MAX; i++) fillers.push(transaction(guid, async () => undefined));
-  };
-  const spies = (['transaction', 'plan'] as const).map((entry) => {
-    const original = (batcher[entry] as (...args: unknown[]) => Promise<unknown>).bind(batcher);
-    return vi.spyOn(batcher, entry).mockImplementation(((guid: string, move: unknown, options?: { takesStock?: boolean }) => {
-      fillFirst(guid, options);
-      return original(guid, move, options);
-    }) as never);
-  });
-  return { settled: () => Promise.all(fillers), restore: () => spies.forEach((spy) => spy.mockRestore()) };
+  const spy = vi.spyOn(engine, 'run').mockImplementation(((move: StockMove<unknown>) => {
+    const guid = move.tickets[0];
+    if (guid === ticketGuid && move.takesStock) for (let i = 0; i < QUEUE_MAX; i++) fillers.push(run({ tickets: [guid], plan: () => undefined }));
+    return run(move);
+  }) as never);
+  return { settled: () => Promise.all(fillers), restore: () => spy.mockRestore() };
 }
 
 describe('past the cliff: a rush with a small move queue', { timeout: 120_000 }, () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { nextUpdatedAt } from '../../services/ticket/catalogue/updated-at.js';
 import { EventStore } from '../../services/ticket/store/event-store.js';
+import { eventChange } from '../../services/ticket/catalogue/catalogue-changes.js';
 import { ticketMigrations } from '../../services/ticket/store/migrations/migrations.js';
 import { replaceDatabase, testBackend, withMysql } from '../support/stack.js';
 
@@ -53,7 +54,7 @@ const at = (iso: string) => new Date(iso);
 async function updateAt(previous: Date, now: Date): Promise<Date> {
   const guid = randomUUID();
   await store.insert({ guid, company_id: COMPANY, name: 'e', description: null, start: null, end: null, created_at: previous, updated_at: previous, deleted_at: null, version: 1 });
-  const updated = await store.update([COMPANY], guid, { description: 'changed' }, { now });
+  const updated = await store.update([COMPANY], guid, { description: 'changed' }, { now, change: (e) => eventChange('event.updated', e) });
   expect(updated?.version).toBe(2);
   return updated!.updated_at;
 }
@@ -85,13 +86,13 @@ describe('updated_at in the UPDATE statement', () => {
     const seen: string[] = [];
     for (let ms = 150; ms < 1000; ms += 50) {
       const now = at(`2030-05-05T10:00:00.${String(ms).padStart(3, '0')}Z`);
-      const updated = await store.update([COMPANY], guid, { description: `at ${ms}` }, { now });
+      const updated = await store.update([COMPANY], guid, { description: `at ${ms}` }, { now, change: (e) => eventChange('event.updated', e) });
       seen.push(updated!.updated_at.toISOString());
     }
     expect(new Set(seen)).toEqual(new Set(['2030-05-05T10:00:01.100Z']));
-    const later = await store.update([COMPANY], guid, { description: 'next second' }, { now: at('2030-05-05T10:00:01.500Z') });
+    const later = await store.update([COMPANY], guid, { description: 'next second' }, { now: at('2030-05-05T10:00:01.500Z'), change: (e) => eventChange('event.updated', e) });
     expect(later!.updated_at.toISOString()).toBe('2030-05-05T10:00:02.100Z');
-    const after = await store.update([COMPANY], guid, { description: 'two seconds on' }, { now: at('2030-05-05T10:00:03.000Z') });
+    const after = await store.update([COMPANY], guid, { description: 'two seconds on' }, { now: at('2030-05-05T10:00:03.000Z'), change: (e) => eventChange('event.updated', e) });
     expect(after!.updated_at.toISOString()).toBe('2030-05-05T10:00:03.000Z');
   });
 });

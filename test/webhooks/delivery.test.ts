@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../lib/gen/ticketing/v1/event.js';
 import { newGuid } from '../../lib/ids.js';
-import { eventChange } from '../../services/ticket/webhooks/change-events.js';
+import { eventChange } from '../../services/ticket/catalogue/catalogue-changes.js';
 import { EventService } from '../../services/ticket/catalogue/event-service.js';
 import { IdempotentCreation } from '../../services/ticket/idempotency/idempotent-creation.js';
 import { EventStore } from '../../services/ticket/store/event-store.js';

@@ -21,7 +21,9 @@ import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { conditionalVersion, retryWrite } from '../common/write-conflicts.js';
 import { eventEtag, eventMessage } from './messages.js';
 import type { EventStore } from '../store/event-store.js';
-import { eventChange } from '../webhooks/change-events.js';
+import { eventChange, ticketChange } from './catalogue-changes.js';
+import { StockEngine } from '../stock/stock-engine.js';
+import { holdsStock } from '../../../lib/fields/ticket.js';
 import { recordChange } from '../store/outbox-store.js';
 
 /** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
@@ -95,7 +97,7 @@ export class EventService {
       const { changes, guards, violations } = checkChanges(EVENT, event, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return eventMessage(current);
-      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });
+      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards, change: (e) => eventChange('event.updated', e) });
       return updated && eventMessage(updated);
     });
   }
@@ -105,7 +107,14 @@ export class EventService {
     await retryWrite('event', async () => {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('event', request.etag, () => ({ etag: eventEtag(current), version: current.version }));
-      return (await this.events.softDelete(caller.companyIds, current.guid, { now: new Date(), version })) || undefined;
+      const now = new Date();
+      const deleted = await this.events.softDelete(caller.companyIds, current.guid, {
+        now,
+        version,
+        holdsStock: async (trx, ticketGuids) => (await StockEngine.lockAndSettle(trx, ticketGuids, now)).some(holdsStock),
+        changes: (event, tickets) => [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, now))],
+      });
+      return deleted || undefined;
     });
   }
 }

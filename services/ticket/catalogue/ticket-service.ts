@@ -24,7 +24,7 @@ import { storedGuid } from '../access/request-guid.js';
 import { conditionalVersion, retryWrite } from '../common/write-conflicts.js';
 import { ticketEtag, ticketMessage, ticketMessageOfRow } from './messages.js';
 import type { TicketStore } from '../store/ticket-store.js';
-import { ticketChange } from '../webhooks/change-events.js';
+import { ticketChange } from './catalogue-changes.js';
 import { recordChange } from '../store/outbox-store.js';
 
 /** The server-managed values of a new ticket that are not set per ticket (the counts start at 0, deleted_at at null). */
@@ -133,7 +133,8 @@ export class TicketService {
       const { changes, guards, violations } = checkChanges(TICKET, ticket, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return ticketMessage(current, new Date());
-      const updated = await this.tickets.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards });
+      const now = new Date();
+      const updated = await this.tickets.update(caller.companyIds, current.guid, changes, { now, version, guards, change: (t) => ticketChange('ticket.updated', t, now) });
       return updated && ticketMessage(updated, new Date());
     });
   }
@@ -143,7 +144,8 @@ export class TicketService {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
       if (holdsStock(current)) throw stockConflict('stock_held');
-      return (await this.tickets.softDelete(caller.companyIds, current.guid, { now: new Date(), version })) || undefined;
+      const now = new Date();
+      return (await this.tickets.softDelete(caller.companyIds, current.guid, { now, version, change: (t) => ticketChange('ticket.deleted', t, now) })) || undefined;
     });
   }
 }

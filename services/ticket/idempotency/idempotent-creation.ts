@@ -2,8 +2,6 @@ import { isUniqueViolation, type Knex } from '../../../lib/db.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { checkIdempotencyKey, IDEMPOTENCY_TTL_MS, keyReused, requestHash } from './idempotency-keys.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
-import type { TicketBatcher } from '../stock/ticket-batcher.js';
-import type { MoveDraft } from '../stock/stock-batch.js';
 
 /** Encodes and decodes a response message (the ts-proto MessageFns of it). */
 export interface Codec<M> {
@@ -11,20 +9,20 @@ export interface Codec<M> {
   decode(bytes: Uint8Array): M;
 }
 
-/** A checked creation, ready to be written: statement by statement, or (a stock move of one ticket) planned with that ticket's batch. */
+/**
+ * A checked creation, ready to be written: statement by statement in a transaction of its own
+ * (`write`), or committed by the creation itself (`commit`: a stock move, in the stock engine),
+ * which then writes the remembered row with its own writes.
+ */
 export type PreparedCreation<M> =
   | {
       result: M;
       write(trx: Knex): Promise<void>;
-      /** The one ticket whose stock the creation moves, if one: it is batched with that ticket's other moves. */
-      ticketGuid?: string;
     }
   | {
       result: M;
-      /** The ticket whose stock the creation takes: it is batched with that ticket's other moves. */
-      ticketGuid: string;
-      /** Checks the creation under the ticket's lock and stages its writes (ticket-batcher.ts PlannedMove). */
-      plan(draft: MoveDraft): void;
+      /** Commits the creation and, when given, `remembered()` (its idempotency row, known once the result is) in the same transaction. */
+      commit(remembered?: () => Record<string, unknown>): Promise<void>;
     };
 
 export interface CreationRequest<M> {
@@ -48,25 +46,15 @@ export class IdempotentCreation {
   constructor(
     private readonly db: Knex,
     private readonly store: IdempotencyStore,
-    private readonly batcher?: TicketBatcher,
   ) {}
 
-  /** Writes the creation and, with a request id, its remembered result: a stock move in its ticket's batch, anything else in a transaction of its own. */
+  /** Writes the creation and, with a request id, its remembered result, in one transaction. */
   private write(prepared: PreparedCreation<unknown>, remembered?: () => Record<string, unknown>): Promise<void> {
-    if ('plan' in prepared) {
-      if (!this.batcher) throw new Error('a planned creation needs the ticket batcher');
-      const plan = (draft: MoveDraft) => {
-        prepared.plan(draft);
-        if (remembered) draft.insert('idempotency_keys', remembered());
-      };
-      return this.batcher.plan(prepared.ticketGuid, { plan }, { takesStock: true });
-    }
-    const work = async (trx: Knex) => {
+    if ('commit' in prepared) return prepared.commit(remembered);
+    return this.db.transaction(async (trx) => {
       await prepared.write(trx);
       if (remembered) await this.store.insertRow(trx, remembered());
-    };
-    if (this.batcher && prepared.ticketGuid) return this.batcher.transaction(prepared.ticketGuid, work, { takesStock: true });
-    return this.db.transaction(work);
+    });
   }
 
   async run<M>(request: CreationRequest<M>, prepare: () => Promise<PreparedCreation<M>>): Promise<M> {

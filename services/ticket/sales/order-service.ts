@@ -1,7 +1,6 @@
-import { changedMeanwhile } from '../common/write-conflicts.js';
-import type { Knex } from '../../../lib/db.js';
-import { ORDER_CHANNELS, ORDER_LINES, MAX_UNITS, type OrderChannel } from '../../../lib/fields/order.js';
-import { isDue, PENDING_FIELDS, RESERVE_FIELDS } from '../../../lib/fields/reservation.js';
+import { ORDER_CREATE_FIELDS, ORDER_LINES, MAX_UNITS, NEW_LINE_FIELDS, type OrderChannel } from '../../../lib/fields/order.js';
+import { isDue, PENDING_FIELDS } from '../../../lib/fields/reservation.js';
+import { fromMessageField } from '../../../lib/fields/messages.js';
 import {
   CreateOrderRequest,
   Order,
@@ -14,51 +13,52 @@ import {
 } from '../../../lib/gen/ticketing/v1/order.js';
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
-import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
-import { remainingStock } from '../../../lib/fields/ticket.js';
-import { counterDelta, MOVES, type MoveName } from '../../../lib/stock-moves.js';
+import { stockConflict } from '../../../lib/stock-conflicts.js';
+import type { MoveName } from '../../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
-import { refusingTakenCodes } from './taken-codes.js';
-import type { ReservationRecord } from './reservation-fields.js';
-import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
-import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 import { findInCompanies, notFound } from '../access/find-in-companies.js';
-import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
-import { holderChange, orderChange } from '../webhooks/change-events.js';
-import { orderMessage } from './order-messages.js';
-import { recordChange } from '../store/outbox-store.js';
-import { BARCODES_PER_PAGE, refuseUnlessOnSale, requireState, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
-import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
 import { storedGuid } from '../access/request-guid.js';
+import { notInEnum } from '../common/field-checks.js';
+import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
+import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
+import { orderMessage } from '../stock/sale-messages.js';
+import { newLine, type LineRecord, type OrderRecord, type OrderSale, type StockTicket } from '../stock/sale.js';
+import { lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-draft.js';
+import type { StockEngine } from '../stock/stock-engine.js';
 import { retryingDeadlocks } from '../store/deadlocks.js';
-import type { OrderRecord, OrderStore } from '../store/order-store.js';
-import { newReservation, type LineRecord, type ReservationStore, type StockTicket } from '../store/reservation-store.js';
-import type { TicketBatcher } from '../stock/ticket-batcher.js';
-
-/** The ticket an order's move is batched by: its only ticket; an order of several tickets runs alone. */
-const onlyTicket = (ticketGuids: readonly string[]): string | undefined => (new Set(ticketGuids).size === 1 ? ticketGuids[0] || undefined : undefined);
+import type { OrderStore } from '../store/order-store.js';
+import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
+import { BARCODES_PER_PAGE, refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
+import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
 
-/** A refusal of one line: the 409 of its ticket names it (`ticket_id` member, ErrorInfo metadata). */
-function lineConflict(err: unknown, ticketGuid: string): unknown {
-  if (!(err instanceof RpcError) || !err.details.reason) return err;
-  return new RpcError(err.code, err.message, { ...err.details, reasonMetadata: { ...err.details.reasonMetadata, ticket_id: ticketGuid } });
+
+/** The lines of a confirmation that name a ticket the order does not hold, or one another line named. */
+function unmatchedLines(request: ConfirmOrderRequest, order: OrderRecord): FieldViolation[] {
+  const held = new Set(order.lines.map((l) => l.ticket_id));
+  const seen = new Set<string>();
+  return request.lines.flatMap((sent, i) => {
+    const guid = storedGuid(sent.ticket_id) ?? sent.ticket_id;
+    const refusal = !held.has(guid) ? 'must name a ticket of one of the order\'s lines' : seen.has(guid) ? 'must not repeat a ticket of another line' : undefined;
+    seen.add(guid);
+    return refusal ? [{ field: line(i, 'ticket_id'), description: refusal }] : [];
+  });
 }
 
 /**
- * Orders (PRODUCT.md 12): a cart of tickets of one event, all or nothing. Each line is a
- * reservation of its ticket and moves by the same table (lib/stock-moves.ts); a move of the
- * order locks every line's ticket, always in the order of their guids, so two orders that
- * share tickets wait for each other instead of deadlocking.
+ * Orders (docs/orders.md): a cart of tickets of one event, all or nothing. Each line holds the
+ * stock of its ticket and every move is the stock engine's (services/ticket/stock): an order of
+ * one ticket is batched with that ticket's other moves, an order of several runs alone, its
+ * tickets locked in the order of their guids, so two orders that share tickets wait for each
+ * other instead of deadlocking.
  */
 export class OrderService {
   constructor(
     private readonly orders: OrderStore,
-    private readonly stock: ReservationStore,
     private readonly reservations: ReservationService,
     private readonly creations: IdempotentCreation,
-    private readonly batcher: TicketBatcher,
+    private readonly engine: StockEngine,
   ) {}
 
   private findEvent(caller: AuthenticatedCaller, guid: string) {
@@ -70,43 +70,32 @@ export class OrderService {
     return findInCompanies('Order', caller.companyIds, guid, (companyIds, id) => this.orders.find(companyIds, id));
   }
 
-  /** The values of a new order that need no ticket read: line count, each ticket once, units in all, ttl, channel. */
+  /**
+   * The values of a new order that need no ticket read, by the order's field tables: the line
+   * count first (a list past its limit is not walked), then each ticket once, each amount, the
+   * units in all, ttl and channel.
+   */
   private checkRequest(request: CreateOrderRequest): { ttl: number; channel: OrderChannel; ticketGuids: string[] } {
-    const violations: FieldViolation[] = [];
-    const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
-    violations.push(...ttl.violations);
-    const channel = request.channel === undefined ? 'online' : ORDER_CHANNELS[request.channel - 1];
-    if (!channel) violations.push({ field: 'channel', description: `must be one of ${ORDER_CHANNELS.join(', ')}` });
     const lines = request.lines;
     if (lines.length < ORDER_LINES.min || lines.length > ORDER_LINES.max) {
-      violations.push({ field: 'lines', description: `must hold ${ORDER_LINES.min} to ${ORDER_LINES.max} lines` });
+      throw RpcError.invalidArgument([{ field: 'lines', description: `must hold ${ORDER_LINES.min} to ${ORDER_LINES.max} lines` }]);
     }
-    const ticketGuids: string[] = [];
-    lines.forEach((l, i) => {
+    const ttl = checkMoveField('ttl_seconds', ORDER_CREATE_FIELDS.ttl_seconds, request.ttl_seconds);
+    const violations: FieldViolation[] = [...ttl.violations];
+    const channel = request.channel === undefined ? ORDER_CREATE_FIELDS.channel.default : (fromMessageField(ORDER_CREATE_FIELDS.channel, request.channel) as OrderChannel | null);
+    if (!channel) violations.push({ field: 'channel', description: notInEnum(ORDER_CREATE_FIELDS.channel.kind.values) });
+    const seen = new Set<string>();
+    const ticketGuids = lines.map((l, i) => {
       const guid = storedGuid(l.ticket_id) ?? '';
-      if (ticketGuids.includes(guid) && guid) violations.push({ field: line(i, 'ticket_id'), description: 'must not repeat a ticket of another line' });
-      ticketGuids.push(guid);
-      if (!Number.isInteger(l.amount) || l.amount < 1) violations.push({ field: line(i, 'amount'), description: 'must be a whole number of at least 1' });
+      if (guid && seen.has(guid)) violations.push({ field: line(i, 'ticket_id'), description: 'must not repeat a ticket of another line' });
+      seen.add(guid);
+      violations.push(...checkMoveField(line(i, 'amount'), NEW_LINE_FIELDS.amount, l.amount).violations);
+      return guid;
     });
     const units = lines.reduce((sum, l) => sum + (Number.isInteger(l.amount) ? l.amount : 0), 0);
     if (units > MAX_UNITS) violations.push({ field: 'lines', description: `must hold at most ${MAX_UNITS} units in all` });
     if (violations.length) throw RpcError.invalidArgument(violations);
     return { ttl: ttl.value, channel: channel!, ticketGuids };
-  }
-
-  /**
-   * Locks the tickets in the order of their guids (one global order: no deadlock between two
-   * orders), expires what is due on each, and gives them by guid.
-   */
-  private async lockTickets(trx: Knex, companyIds: readonly string[], guids: readonly string[], now: Date, includeDeleted: boolean): Promise<Map<string, StockTicket>> {
-    const locked = new Map<string, StockTicket>();
-    for (const guid of [...new Set(guids)].sort()) {
-      const ticket = guid ? await this.stock.lockTicket(trx, companyIds, guid, { includeDeleted }) : undefined;
-      if (!ticket) continue;
-      await this.stock.expireDue(trx, ticket, now);
-      locked.set(guid, ticket);
-    }
-    return locked;
   }
 
   async create(caller: AuthenticatedCaller, request: CreateOrderRequest): Promise<Order> {
@@ -116,10 +105,9 @@ export class OrderService {
       const now = new Date();
       const guid = newGuid();
       let order: OrderRecord | undefined;
-      const write = async (trx: Knex) => {
-        const tickets = await this.lockTickets(trx, [event.company_id], ticketGuids, now, false);
+      const plan = (draft: StockDraft) => {
         const lineTickets = ticketGuids.map((ticketGuid, i) => {
-          const ticket = tickets.get(ticketGuid);
+          const ticket = ticketGuid ? draft.ticket(ticketGuid, [event.company_id]) : undefined;
           if (!ticket || ticket.event_id !== event.guid) {
             throw RpcError.invalidArgument([{ field: line(i, 'ticket_id'), description: 'is not a live ticket of this event' }]);
           }
@@ -132,30 +120,32 @@ export class OrderService {
         }
         const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
-        const lines: LineRecord[] = [];
+        const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, request.lines[i]!.amount, ttl, now, guid));
+        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, lines } };
         for (const [i, ticket] of lineTickets.entries()) {
-          const amount = request.lines[i]!.amount;
           try {
             refuseUnlessOnSale(ticket, now);
             if (channel === 'box_office' && !ticket.available_in_cashr) throw stockConflict('not_on_sale', 'The ticket is not sold at the box office (available_in_cashr is false).');
-            if (!(await this.stock.take(trx, ticket, amount))) throw insufficientStock(remainingStock(ticket));
           } catch (err) {
-            throw lineConflict(err, ticket.guid);
+            throw lineRefusal(sale, i, err);
           }
-          lines.push({ ...newReservation({ guid: newGuid(), ticket, amount, ttlSeconds: ttl, now }), id: 0, holders: [] });
         }
-        const row = { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now };
-        await this.orders.insert(trx, row);
-        for (const record of lines) await this.stock.insert(trx, record, guid);
-        order = { ...row, lines };
-        await recordChange(trx, orderChange(order, 'reserve'));
+        draft.create(sale);
+        order = sale.order;
       };
       return {
         get result() {
           return orderMessage(order!);
         },
-        write,
-        ticketGuid: onlyTicket(ticketGuids),
+        commit: (remembered?: () => Record<string, unknown>) =>
+          this.engine.run({
+            tickets: ticketGuids,
+            takesStock: true,
+            plan: (draft) => {
+              plan(draft);
+              if (remembered) draft.remember(remembered());
+            },
+          }),
       };
     };
     const sameRequest = CreateOrderRequest.encode({ ...request, event_id: storedGuid(request.event_id) ?? request.event_id, request_id: '' }).finish();
@@ -184,65 +174,65 @@ export class OrderService {
   }
 
   /**
-   * One move of every line of an order, in one transaction: the lines' tickets are locked in
-   * guid order and their due reservations expire, every line must allow the move (they are
-   * always in the same state), then each line moves and `apply` adds what the move does besides.
+   * One move of every line of an order by the stock engine: the lines' tickets locked in guid
+   * order, their due reservations expired, every line must allow the move (they are always in
+   * the same state), then every line moves and `issue` gives each the barcodes it gets.
    */
   private async move(
     caller: AuthenticatedCaller,
     guid: string,
     move: Exclude<MoveName, 'reserve' | 'expire'>,
-    options: { ttlSeconds?: number; violations?: FieldViolation[]; apply?: (trx: Knex, ticket: StockTicket, current: ReservationRecord, index: number, now: Date) => Promise<void> } = {},
+    options: {
+      ttlSeconds?: number;
+      /** The request's values against the order as the lock found it (422). */
+      check?: (order: OrderRecord) => FieldViolation[];
+      issue?: (line: LineRecord, ticket: StockTicket, index: number) => IssuedCodes;
+      /** Codes the move sends (their use within the event is read under the lock). */
+      codes?: readonly string[];
+      onTaken?: () => Error;
+    } = {},
   ): Promise<Order> {
     const found = await this.findOrder(caller, guid);
     const scope = [found.company_id];
-    return retryingDeadlocks(() =>
-      this.batcher.transaction(onlyTicket(found.lines.map((l) => l.ticket_id)), async (trx) => {
-        const now = new Date();
-        const tickets = await this.lockTickets(trx, scope, found.lines.map((l) => l.ticket_id), now, true);
-        const current = (await this.orders.find(scope, found.guid, trx))!;
-        if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-        for (const l of current.lines) requireState(l, move);
-        const to = MOVES[move].to;
-        for (const [i, l] of current.lines.entries()) {
-          const ticket = tickets.get(l.ticket_id);
-          if (!ticket) throw notFound('Order', guid);
-          if (!(await this.stock.changeState(trx, l.guid, l.state, to, options.ttlSeconds ?? null, now))) {
-            throw changedMeanwhile('order');
-          }
-          await this.stock.moveCounters(trx, ticket, counterDelta(l.state, to, l.amount));
-          try {
-            await options.apply?.(trx, ticket, l, i, now);
-          } catch (err) {
-            throw lineConflict(err, l.ticket_id);
-          }
-        }
-        const moved = (await this.orders.find(scope, found.guid, trx))!;
-        await recordChange(trx, orderChange(moved, move));
-        return orderMessage(moved);
-      }),
-    );
+    const plan = (draft: StockDraft) => {
+      const sale = draft.order(scope, found.guid);
+      if (!sale) throw notFound('Order', guid);
+      const violations = options.check?.(sale.order) ?? [];
+      if (violations.length) throw RpcError.invalidArgument(violations);
+      const moved = draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
+      return orderMessage(moved.order);
+    };
+    return retryingDeadlocks(() => this.engine.run({ tickets: found.lines.map((l) => l.ticket_id), reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkOrderPendingRequest): Promise<Order> {
     const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
-    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, violations: ttl.violations });
+    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, check: () => ttl.violations });
   }
 
+  /**
+   * Confirms every line: each sent line names a ticket of the order once (422 naming
+   * `lines[i].ticket_id` otherwise, nothing moved), and gives that line's barcodes and holders.
+   */
   async confirm(caller: AuthenticatedCaller, request: ConfirmOrderRequest): Promise<Order> {
+    const sentLines = new Map(request.lines.map((sent) => [storedGuid(sent.ticket_id) ?? '', sent]));
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
-        apply: async (trx, ticket, current, i, now) => {
-          const sentLine = request.lines.find((l) => storedGuid(l.ticket_id) === current.ticket_id);
+        check: (order) => unmatchedLines(request, order),
+        issue: (current, ticket, i) => {
+          const sentLine = sentLines.get(current.ticket_id);
           const sent = sentLine?.barcodes ?? [];
           const issues = ticket.barcode_type === 'none' ? 0 : current.amount;
           const named = checkHolders(sentLine?.holders ?? [], issues);
           const violations = [...checkBarcodes(ticket.barcode_type, sent, current.amount), ...named.violations].map((v) => ({ ...v, field: line(i, v.field) }));
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
-          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? sent : [];
-          await refusingTakenCodes(ticket.barcode_type === 'predefined', () => this.stock.insertBarcodes(trx, current, barcodes, now, named.holders));
+          if (ticket.barcode_type === 'predefined') return { barcodes: sent, holders: named.holders, sent: true };
+          return { barcodes: ticket.barcode_type === 'generate' ? Array.from({ length: current.amount }, generateBarcode) : [], holders: named.holders };
         },
+        codes: request.lines.flatMap((l) => l.barcodes).slice(0, MAX_UNITS),
+        // Taken meanwhile by a confirmation of another ticket of the event (not under these tickets' locks).
+        onTaken: request.lines.some((l) => l.barcodes.length > 0) ? () => stockConflict('barcode_taken') : undefined,
       }),
     );
   }
@@ -253,30 +243,29 @@ export class OrderService {
 
   /**
    * Names or clears (unset) the holder of a barcode of the order (docs/orders.md "Holders"),
-   * under its ticket's lock so two changes of one barcode are one after the other. The same
-   * holder again is no change (no event); otherwise the ticket decides (holderChangeRefusal).
+   * by the stock engine under its ticket's lock (the order is read after the lock), so two
+   * changes of one barcode are one after the other. The same holder again is no change (no
+   * event); otherwise the ticket decides (holderChangeRefusal).
    */
   async setBarcodeHolder(caller: AuthenticatedCaller, request: SetBarcodeHolderRequest): Promise<Order> {
     const found = await this.findOrder(caller, request.guid);
     const sent = request.holder ? checkHolder('holder', request.holder) : { holder: null, violations: [] };
     if (sent.violations.length) throw RpcError.invalidArgument(sent.violations);
+    const home = found.lines.find((l) => l.barcodes.includes(request.code));
+    if (!home) throw notFound('Barcode', request.code);
     const scope = [found.company_id];
-    return retryingDeadlocks(() =>
-      this.stock.transaction(async (trx) => {
-        const barcode = await this.stock.findOrderBarcode(trx, found.guid, request.code);
-        const ticket = barcode && (await this.stock.lockTicket(trx, scope, barcode.ticket_id, { includeDeleted: true }));
-        if (!ticket) throw notFound('Barcode', request.code);
-        const current = (await this.stock.findOrderBarcode(trx, found.guid, request.code))!;
-        const changed = !sameHolder(current.holder, sent.holder);
-        if (changed) {
-          const refusal = holderChangeRefusal(ticket, current.holder);
-          if (refusal) throw stockConflict('not_personalizable', refusal);
-          await this.stock.setHolder(trx, current, sent.holder, new Date());
-        }
-        const order = (await this.orders.find(scope, found.guid, trx))!;
-        if (changed) await recordChange(trx, holderChange(order));
-        return orderMessage(order);
-      }),
-    );
+    const plan = (draft: StockDraft) => {
+      const sale = draft.order(scope, found.guid);
+      const lineIndex = sale?.order.lines.findIndex((l) => l.guid === home.guid) ?? -1;
+      const current = sale?.order.lines[lineIndex];
+      const index = current?.barcodes.indexOf(request.code) ?? -1;
+      const ticket = current && draft.ticket(current.ticket_id, scope, { includeDeleted: true });
+      if (!sale || !current || index < 0 || !ticket) throw notFound('Barcode', request.code);
+      if (sameHolder(current.holders[index] ?? null, sent.holder)) return orderMessage(sale.order);
+      const refusal = holderChangeRefusal(ticket, current.holders[index] ?? null);
+      if (refusal) throw stockConflict('not_personalizable', refusal);
+      return orderMessage(draft.setHolder(sale, lineIndex, index, sent.holder).order);
+    };
+    return retryingDeadlocks(() => this.engine.run({ tickets: [home.ticket_id], reads: { orders: [found.guid] }, plan }));
   }
 }

@@ -18,23 +18,20 @@ import { remainingStock, ticketStatus } from '../../../lib/fields/ticket.js';
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
-import { counterDelta, MOVES, refusalFrom, type MoveName } from '../../../lib/stock-moves.js';
-import { formatTimestamp } from '../../../lib/time.js';
+import type { MoveName } from '../../../lib/stock-moves.js';
 import { notInEnum } from '../common/field-checks.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
-import type { ReservationRecord } from './reservation-fields.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
-import { reservationMessage, scanMessage } from './reservation-messages.js';
+import { reservationMessage, scanMessage } from '../stock/sale-messages.js';
 import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { storedGuid } from '../access/request-guid.js';
 import { retryingDeadlocks } from '../store/deadlocks.js';
-import { newReservation, type ReservationStore, type StockTicket } from '../store/reservation-store.js';
-import { reservationChange, scanChange } from '../webhooks/change-events.js';
-import { recordChange } from '../store/outbox-store.js';
-import type { TicketBatcher } from '../stock/ticket-batcher.js';
-import type { MoveDraft } from '../stock/stock-batch.js';
+import type { ReservationStore } from '../store/reservation-store.js';
+import type { StockEngine } from '../stock/stock-engine.js';
+import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
+import { newLine, type LineRecord, type ReservationRecord, type StockTicket } from '../stock/sale.js';
 import { ReservationHomes, type ReservationHome } from './reservation-homes.js';
 
 /** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
@@ -84,19 +81,12 @@ export async function retryingBarcodeCollisions<T>(confirm: (generating: () => v
   }
 }
 
-/** A move from the reservation's current state, or its refusal (lib/stock-moves.ts). */
-export function requireState(current: Pick<ReservationRecord, 'state'>, move: MoveName): void {
-  const refusal = refusalFrom(move, current.state);
-  if (refusal === 'invalid_transition') throw stockConflict(refusal, `A ${current.state} reservation cannot be ${MOVES[move].done}.`);
-  if (refusal) throw stockConflict(refusal);
-}
-
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
   constructor(
     private readonly store: ReservationStore,
     private readonly creations: IdempotentCreation,
-    private readonly batcher: TicketBatcher,
+    private readonly engine: StockEngine,
   ) {}
 
   private readonly homes = new ReservationHomes();
@@ -104,7 +94,7 @@ export class ReservationService {
   /** Expires what is due on these tickets before they are read. */
   async settleDue(ticketGuids: readonly string[]): Promise<boolean> {
     const due = await this.store.ticketsWithDue(ticketGuids, new Date());
-    for (const guid of due) await retryingDeadlocks(() => this.store.settle(guid));
+    for (const guid of due) await retryingDeadlocks(() => this.engine.settle(guid));
     return due.length > 0;
   }
 
@@ -137,26 +127,30 @@ export class ReservationService {
       const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
       const now = new Date();
       const guid = newGuid();
-      let record: Omit<ReservationRecord, 'id'> | undefined;
-      const plan = (draft: MoveDraft) => {
-        const ticket = draft.ticket(caller.companyIds);
+      let record: LineRecord | undefined;
+      const plan = (draft: StockDraft) => {
+        const ticket = draft.ticket(ticketGuid, caller.companyIds);
         if (!ticket) throw notFound('Ticket', request.ticket_id);
         const violations = [...checkAmount(request.amount, ticket), ...ttl.violations];
         if (violations.length) throw RpcError.invalidArgument(violations);
         refuseUnlessOnSale(ticket, now);
-        if (remainingStock(ticket) < request.amount) throw insufficientStock(remainingStock(ticket));
-        record = newReservation({ guid, ticket, amount: request.amount, ttlSeconds: ttl.value, now });
-        draft.moveCounters(counterDelta(null, MOVES.reserve.to, request.amount));
-        draft.insertReservation(record);
-        draft.record(reservationChange(record, 'reserve'));
+        record = newLine(guid, ticket, request.amount, ttl.value, now, null);
+        draft.create({ kind: 'reservation', line: record });
         this.homes.remember(record);
       };
       return {
         get result() {
           return reservationMessage(record!);
         },
-        plan,
-        ticketGuid,
+        commit: (remembered?: () => Record<string, unknown>) =>
+          this.engine.run({
+            tickets: [ticketGuid],
+            takesStock: true,
+            plan: (draft) => {
+              plan(draft);
+              if (remembered) draft.remember(remembered());
+            },
+          }),
       };
     };
     const sameRequest = ReserveTicketRequest.encode({ ...request, ticket_id: storedGuid(request.ticket_id) ?? request.ticket_id, request_id: '' }).finish();
@@ -198,10 +192,9 @@ export class ReservationService {
   }
 
   /**
-   * One move of an existing reservation (a row of MOVES), planned with its ticket's batch
-   * (ticket-batcher.ts): under the ticket's lock, with its due reservations expired, the
-   * current state is checked against the move's `from`, `apply` checks and issues what the
-   * move does besides (barcodes), and the reservation and the ticket's counters move together.
+   * One move of an existing reservation (a row of MOVES) by the stock engine, in its ticket's
+   * batch: under the ticket's lock, with its due reservations expired, the engine checks the
+   * current state against the move's `from`; `issue` gives the barcodes a confirmation issues.
    */
   private async move(
     caller: AuthenticatedCaller,
@@ -210,27 +203,22 @@ export class ReservationService {
     options: {
       ttlSeconds?: number;
       violations?: FieldViolation[];
-      apply?: (draft: MoveDraft, ticket: StockTicket, moved: ReservationRecord) => ReservationRecord;
+      issue?: (line: LineRecord, ticket: StockTicket) => IssuedCodes;
+      /** Codes the move sends (their use within the event is read under the lock). */
+      codes?: readonly string[];
       onTaken?: () => Error;
     } = {},
   ): Promise<Reservation> {
     const found = await this.homeOf(caller, guid);
     const scope = [found.company_id];
-    const plan = (draft: MoveDraft) => {
-      const ticket = draft.ticket(scope, { includeDeleted: true });
-      const current = draft.reservation(scope, found.guid);
-      if (!ticket || !current) throw notFound('Reservation', guid);
+    const plan = (draft: StockDraft) => {
+      const sale = draft.reservation(scope, found.guid);
+      if (!sale || !draft.ticket(found.ticket_id, scope, { includeDeleted: true })) throw notFound('Reservation', guid);
       if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-      requireState(current, move);
-      const to = MOVES[move].to;
-      draft.moveCounters(counterDelta(current.state, to, current.amount));
-      const changed = draft.changeState(current, to, options.ttlSeconds ?? null);
-      // A refusal here (a barcode's 422) refuses the whole move.
-      const moved = options.apply ? options.apply(draft, ticket, changed) : changed;
-      draft.record(reservationChange(moved, move));
-      return reservationMessage(moved);
+      const moved = draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
+      return reservationMessage(moved.line);
     };
-    return retryingDeadlocks(() => this.batcher.plan(found.ticket_id, { reads: [found.guid], plan, onTaken: options.onTaken }));
+    return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
@@ -241,13 +229,15 @@ export class ReservationService {
   async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
-        apply: (draft, ticket, moved) => {
-          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, moved.amount);
+        issue: (line, ticket) => {
+          const violations = checkBarcodes(ticket.barcode_type, request.barcodes, line.amount);
           if (violations.length) throw RpcError.invalidArgument(violations);
           if (ticket.barcode_type === 'generate') generating();
-          const barcodes = ticket.barcode_type === 'generate' ? Array.from({ length: moved.amount }, generateBarcode) : ticket.barcode_type === 'predefined' ? request.barcodes : [];
-          return draft.insertBarcodes(moved, barcodes);
+          if (ticket.barcode_type === 'predefined') return { barcodes: request.barcodes, sent: true };
+          return { barcodes: ticket.barcode_type === 'generate' ? Array.from({ length: line.amount }, generateBarcode) : [] };
         },
+        codes: request.barcodes.slice(0, MAX_UNITS_PER_ORDER),
+        // Taken meanwhile by a confirmation of another ticket of the event (not under this ticket's lock).
         onTaken: request.barcodes.length > 0 ? () => stockConflict('barcode_taken') : undefined,
       }),
     );
@@ -264,20 +254,12 @@ export class ReservationService {
     if (!eventGuid) throw notFound('Event', request.event_id);
     const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
     if (!found) throw notFound('Barcode', request.barcode);
-    return retryingDeadlocks(() =>
-      this.batcher.transaction(found.ticket_id, async (trx) => {
-        const now = new Date();
-        const ticket = await this.store.lockTicket(trx, caller.companyIds, found.ticket_id, { includeDeleted: true });
-        if (!ticket) throw notFound('Barcode', request.barcode);
-        if (!(await this.store.scan(trx, found, ticket, now))) {
-          const first = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode, trx);
-          const scannedAt = formatTimestamp(first?.scanned_at) ?? '';
-          throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
-        }
-        const scan = { ...found, scanned_at: now };
-        await recordChange(trx, scanChange(ticket.company_id, scan));
-        return scanMessage(scan);
-      }),
-    );
+    const plan = (draft: StockDraft) => {
+      const ticket = draft.ticket(found.ticket_id, caller.companyIds, { includeDeleted: true });
+      const barcode = draft.barcode(found.id);
+      if (!ticket || !barcode) throw notFound('Barcode', request.barcode);
+      return scanMessage(draft.scan(barcode, ticket.company_id));
+    };
+    return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { barcodes: [found.id] }, plan }));
   }
 }

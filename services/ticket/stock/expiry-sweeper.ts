@@ -1,5 +1,6 @@
 import type { Logger } from '../../../lib/logger.js';
 import type { ReservationStore } from '../store/reservation-store.js';
+import type { StockEngine } from './stock-engine.js';
 import { retryingDeadlocks } from '../store/deadlocks.js';
 
 /** Tickets settled per run; the next run takes the rest. */
@@ -10,7 +11,7 @@ const BATCH = 200;
  * anyone reading them directly. Not needed for correctness: every move and every read of a
  * ticket expires its due reservations first (docs/stock-moves.md).
  */
-export function startExpirySweeper(store: ReservationStore, intervalMs: number, logger: Logger): { stop(): void } {
+export function startExpirySweeper(store: ReservationStore, engine: StockEngine, intervalMs: number, logger: Logger): { stop(): void } {
   let running = false;
   const run = async () => {
     if (running) return;
@@ -18,8 +19,8 @@ export function startExpirySweeper(store: ReservationStore, intervalMs: number, 
     try {
       const due = await store.anyTicketsWithDue(new Date(), BATCH);
       let expired = 0;
-      for (const ticketGuid of due) expired += await retryingDeadlocks(() => store.settle(ticketGuid));
-      if (expired) logger.debug({ expired, tickets: due.length }, 'expired reservations swept');
+      for (const ticketGuid of due) expired += (await retryingDeadlocks(() => engine.settle(ticketGuid))) ? 1 : 0;
+      if (expired) logger.debug({ tickets: expired }, 'expired reservations swept');
     } catch (err) {
       logger.warn({ err: (err as { code?: string }).code ?? 'error' }, 'expiry sweep failed; will retry');
     } finally {

@@ -3,12 +3,11 @@ import { EVENT_FIELDS } from '../../../lib/fields/event.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../catalogue/event-fields.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import { ReservationStore } from './reservation-store.js';
 import type { ColumnGuard } from '../catalogue/field-order-rules.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
-import { eventChange, ticketChange } from '../webhooks/change-events.js';
-import { recordChange, recordChanges } from './outbox-store.js';
+import { recordChange, recordChanges, type Change } from './outbox-store.js';
 import { toRecord as toTicketRecord } from './ticket-store.js';
+import type { TicketRecord } from '../catalogue/ticket-fields.js';
 
 type Raw = Record<string, unknown>;
 
@@ -22,9 +21,18 @@ export interface WriteOptions {
   version?: number;
 }
 
-export interface UpdateOptions extends WriteOptions {
+export interface UpdateOptions<R> extends WriteOptions {
   /** Conditions on the stored row that must still hold (order rules). */
   guards?: readonly ColumnGuard[];
+  /** The webhook event of the change, recorded in its transaction (the service decides it). */
+  change: (updated: R) => Change;
+}
+
+export interface EventDeletion extends WriteOptions {
+  /** Inside the deletion's transaction: locks the event's live tickets, expires what is due, and says whether any still holds stock. */
+  holdsStock: (trx: Knex, ticketGuids: readonly string[]) => Promise<boolean>;
+  /** The webhook events of the deletion. */
+  changes: (event: EventRecord, tickets: TicketRecord[]) => Change[];
 }
 
 /** All SQL about events. Every statement is confined to the caller's companies and to live events. */
@@ -58,7 +66,7 @@ export class EventStore {
   }
 
   /** One UPDATE of only the given columns, and the row as it left it (see TicketStore.update); undefined when no live row matched. */
-  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: UpdateOptions): Promise<EventRecord | undefined> {
+  async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: UpdateOptions<EventRecord>): Promise<EventRecord | undefined> {
     const set = rowFromValues(EVENT_FIELDS, changes);
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('events'), companyIds).where('guid', guid);
@@ -67,28 +75,32 @@ export class EventStore {
       const count = await query.update({ ...set, updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       const updated = toRecord((await visibleTo(trx('events'), companyIds).where('guid', guid).first()) as Raw);
-      await recordChange(trx, eventChange('event.updated', updated));
+      await recordChange(trx, options.change(updated));
       return updated;
     });
   }
 
   /**
    * Soft-deletes the event and its live tickets in one transaction; refused while a ticket
-   * holds reserved or pending stock. Records event.deleted and a ticket.deleted for each ticket.
+   * holds reserved or pending stock. Records the events the service gives.
    */
-  async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
+  async softDelete(companyIds: readonly string[], guid: string, options: EventDeletion): Promise<boolean> {
     const deletedAt = dbTime(options.now);
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('events'), companyIds).where('guid', guid);
       if (options.version !== undefined) query.where('version', options.version);
       const count = await query.update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       if (count === 0) return false;
-      if (await new ReservationStore(trx).eventHoldsStock(trx, guid, options.now)) throw stockConflict('stock_held');
+      // Locked at once (a locking read, so that the reads after it see what committed before the locks).
+      const liveTickets = trx('tickets').where('event_id', guid).whereNull('deleted_at');
+      if (isMysql(trx)) liveTickets.forUpdate();
+      const live = (await liveTickets.pluck('guid')) as string[];
+      if (await options.holdsStock(trx, live)) throw stockConflict('stock_held');
       const ticketIds = ((await visibleTo(trx('tickets'), companyIds).where('event_id', guid).select('id')) as Raw[]).map((row) => Number(row.id));
       await visibleTo(trx('tickets'), companyIds).where('event_id', guid).update({ deleted_at: deletedAt, version: trx.raw('version + 1') });
       const event = toRecord((await trx('events').where('guid', guid).first()) as Raw);
       const tickets = ticketIds.length ? ((await trx('tickets').whereIn('id', ticketIds).orderBy('id')) as Raw[]).map(toTicketRecord) : [];
-      await recordChanges(trx, [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, options.now))]);
+      await recordChanges(trx, options.changes(event, tickets));
       return true;
     });
   }

@@ -1,28 +1,11 @@
-import { fromDbTime, type Knex } from '../../../lib/db.js';
-import type { OrderChannel } from '../../../lib/fields/order.js';
+import type { Knex } from '../../../lib/db.js';
 import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/reservation.js';
-import type { LineRecord, ReservationStore } from './reservation-store.js';
-import { dbTime } from './sql.js';
+import type { OrderRecord } from '../stock/sale.js';
+import { linesOfOrders, readOrders, toOrder } from './stock-store.js';
 
-export interface OrderRow {
-  guid: string;
-  company_id: string;
-  event_id: string;
-  channel: OrderChannel;
-  created_at: Date;
-}
-
-/** An order with its lines (reservations, in the order given). */
-export interface OrderRecord extends OrderRow {
-  lines: LineRecord[];
-}
-
-/** The SQL of orders; the lines' stock SQL is the reservations' (reservation-store.ts). */
+/** The reads of orders outside a move (a move's own reads and writes: stock-store.ts). */
 export class OrderStore {
-  constructor(
-    private readonly db: Knex,
-    private readonly reservations: ReservationStore,
-  ) {}
+  constructor(private readonly db: Knex) {}
 
   /** A live event in the caller's companies. */
   async findEvent(companyIds: readonly string[], guid: string): Promise<{ guid: string; company_id: string } | undefined> {
@@ -32,19 +15,10 @@ export class OrderStore {
     return row;
   }
 
-  async insert(trx: Knex, order: OrderRow): Promise<void> {
-    await trx('orders').insert({ ...order, created_at: dbTime(order.created_at) });
-  }
-
-  async find(companyIds: readonly string[], guid: string, db: Knex = this.db): Promise<OrderRecord | undefined> {
-    const row = (await db('orders').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Record<string, unknown> | undefined;
+  async find(companyIds: readonly string[], guid: string): Promise<OrderRecord | undefined> {
+    const row = (await this.db('orders').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Record<string, unknown> | undefined;
     if (!row) return undefined;
-    return toOrder(row, await this.reservations.linesOf(row.guid as string, db));
-  }
-
-  /** Orders by guid, with their lines (in a transaction: as it sees them). */
-  async findMany(guids: readonly string[], db: Knex = this.db): Promise<OrderRecord[]> {
-    return readOrders(db, this.reservations, guids);
+    return (await readOrders(this.db, [row.guid as string]))[0];
   }
 
   /** Every ticket of an event (deleted ones too: their lines still expire). */
@@ -61,7 +35,7 @@ export class OrderStore {
     const query = this.db('orders').where('event_id', eventGuid).where('id', '>', afterId);
     if (state) query.whereExists(this.db('reservations').whereRaw('reservations.order_id = orders.guid').where('state', state));
     const rows = (await query.orderBy('id').limit(limit + 1)) as Array<Record<string, unknown>>;
-    const lines = await this.reservations.linesOfOrders(rows.slice(0, limit).map((row) => row.guid as string));
+    const lines = await linesOfOrders(this.db, rows.slice(0, limit).map((row) => row.guid as string));
     let carried = 0;
     let fit = 0;
     for (const row of rows.slice(0, limit)) {
@@ -72,23 +46,4 @@ export class OrderStore {
     const orders = rows.slice(0, fit).map((row) => ({ ...toOrder(row, lines.get(row.guid as string) ?? []), id: Number(row.id) }));
     return { orders, more: rows.length > fit };
   }
-}
-
-export function toOrder(row: Record<string, unknown>, lines: LineRecord[]): OrderRecord {
-  return {
-    guid: row.guid as string,
-    company_id: row.company_id as string,
-    event_id: row.event_id as string,
-    channel: row.channel as OrderChannel,
-    created_at: fromDbTime(row.created_at as string)!,
-    lines,
-  };
-}
-
-/** Orders by guid with their lines, in the order of their creation. */
-export async function readOrders(db: Knex, reservations: ReservationStore, guids: readonly string[]): Promise<OrderRecord[]> {
-  if (guids.length === 0) return [];
-  const rows = (await db('orders').whereIn('guid', [...guids]).orderBy('id')) as Array<Record<string, unknown>>;
-  const lines = await reservations.linesOfOrders(rows.map((row) => row.guid as string), db);
-  return rows.map((row) => toOrder(row, lines.get(row.guid as string) ?? []));
 }

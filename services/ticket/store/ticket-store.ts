@@ -4,8 +4,7 @@ import { TICKET_FIELDS } from '../../../lib/fields/ticket.js';
 import type { TicketRecord, TicketValues } from '../catalogue/ticket-fields.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 import type { UpdateOptions, WriteOptions } from './event-store.js';
-import { ticketChange } from '../webhooks/change-events.js';
-import { recordChange } from './outbox-store.js';
+import { recordChange, type Change } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;
 
@@ -50,7 +49,7 @@ export class TicketStore {
     companyIds: readonly string[],
     guid: string,
     changes: Partial<TicketValues>,
-    options: UpdateOptions,
+    options: UpdateOptions<TicketRecord>,
   ): Promise<TicketRecord | undefined> {
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('tickets'), companyIds).where('guid', guid);
@@ -59,20 +58,20 @@ export class TicketStore {
       const count = await query.update({ ...rowFromValues(TICKET_FIELDS, changes), updated_at: bumpedUpdatedAt(trx, options.now), version: trx.raw('version + 1') });
       if (count === 0) return undefined;
       const updated = toRecord((await visibleTo(trx('tickets'), companyIds).where('guid', guid).first()) as Raw);
-      await recordChange(trx, ticketChange('ticket.updated', updated, options.now));
+      await recordChange(trx, options.change(updated));
       return updated;
     });
   }
 
-  /** Only while the ticket holds no reserved or pending stock (PRODUCT.md 9); records ticket.deleted in the same transaction. */
-  async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions): Promise<boolean> {
+  /** Only while the ticket holds no reserved or pending stock; records the service's event of it in the same transaction. */
+  async softDelete(companyIds: readonly string[], guid: string, options: WriteOptions & { change: (deleted: TicketRecord) => Change }): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const query = visibleTo(trx('tickets'), companyIds).where('guid', guid).where('reserved_count', 0).where('pending_count', 0);
       if (options.version !== undefined) query.where('version', options.version);
       const count = await query.update({ deleted_at: dbTime(options.now), version: trx.raw('version + 1') });
       if (count === 0) return false;
       const deleted = toRecord((await trx('tickets').whereIn('company_id', [...companyIds]).where('guid', guid).first()) as Raw);
-      await recordChange(trx, ticketChange('ticket.deleted', deleted, options.now));
+      await recordChange(trx, options.change(deleted));
       return true;
     });
   }

@@ -1,6 +1,7 @@
 import { fromDbTime, type Knex } from '../../../lib/db.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
-import { WEBHOOK_FIELDS, WEBHOOK_TEST_EVENT, type DELIVERY_FIELDS } from '../../../lib/fields/webhook.js';
+import { WEBHOOK_FIELDS, type DELIVERY_FIELDS } from '../../../lib/webhooks/fields.js';
+import { WEBHOOK_TEST_EVENT } from '../../../lib/webhooks/event-types.js';
 import type { ValuesOf } from '../../../lib/fields/kinds.js';
 import { recordChange } from './outbox-store.js';
 import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from '../../../lib/db.js';
 import { defaultsOf, fieldsWithRole } from '../../../lib/fields/kinds.js';
 import { toMessageFields } from '../../../lib/fields/messages.js';
-import { ALL_EVENTS, DELIVERY_FIELDS, WEBHOOK, WEBHOOK_EVENT_TYPES, WEBHOOK_FIELDS } from '../../../lib/fields/webhook.js';
+import { DELIVERY_FIELDS, WEBHOOK, WEBHOOK_FIELDS } from '../../../lib/webhooks/fields.js';
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../../lib/webhooks/event-types.js';
 import {
   Delivery,
   Webhook,

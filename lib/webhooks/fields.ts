@@ -1,32 +1,10 @@
-import { moveEventTypes } from '../stock-moves.js';
-import type { FieldDef, Resource } from './kinds.js';
+import type { FieldDef, Resource } from '../fields/kinds.js';
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types.js';
 
 const GUID = { type: 'guid' } as const;
 const TIMESTAMP = { type: 'timestamp' } as const;
 
-/** Every event type a webhook endpoint can subscribe to (PRODUCT.md 10, docs/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = [
-  'event.created',
-  'event.updated',
-  'event.deleted',
-  'ticket.created',
-  'ticket.updated',
-  'ticket.deleted',
-  // reservation.created, .pending, .confirmed, .released, .expired: one per stock move.
-  ...moveEventTypes('reservation'),
-  // order.created, .pending, .confirmed, .released, .expired: the same moves of a whole order.
-  ...moveEventTypes('order'),
-  'ticket.scanned',
-  // A barcode's holder named, changed or cleared after the sale (data: the order).
-  'barcode.holder_changed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** Sent by POST /webhooks/:guid/test only; no endpoint subscribes to it. */
-export const WEBHOOK_TEST_EVENT = 'webhook.test';
-
-/** In `events`: every event type. */
-export const ALL_EVENTS = '*';
 
 /**
  * The webhook endpoint (PRODUCT.md 10): every field once, in the JSON object's order.

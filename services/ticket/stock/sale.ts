@@ -1,0 +1,69 @@
+import type { Holder } from '../../../lib/fields/holder.js';
+import type { ValuesOf } from '../../../lib/fields/kinds.js';
+import type { OrderChannel } from '../../../lib/fields/order.js';
+import type { RESERVATION_FIELDS } from '../../../lib/fields/reservation.js';
+import type { TicketRecord } from '../catalogue/ticket-fields.js';
+
+/**
+ * What the stock engine sells: a sale of lines, each holding the stock of one ticket. A
+ * reservation is the sale of one line that is its own guid; an order is a sale of 1..20 lines
+ * of one event with a guid of its own (docs/stock-moves.md "One engine").
+ */
+
+/** A stored reservation (a line) with its barcodes, plus the row id (creation order, the paging key); derived from its field table. */
+export type ReservationRecord = ValuesOf<typeof RESERVATION_FIELDS, 'server-managed' | 'computed'> & { id: number };
+
+/** A line as the engine reads it: a reservation with the holders of its barcodes (null: none named) and the order it belongs to (null: sold alone). */
+export type LineRecord = ReservationRecord & { holders: Array<Holder | null>; order_id: string | null };
+
+/** An order's own row. */
+export interface OrderRow {
+  guid: string;
+  company_id: string;
+  event_id: string;
+  channel: OrderChannel;
+  created_at: Date;
+}
+
+/** An order with its lines, in the order given. */
+export interface OrderRecord extends OrderRow {
+  lines: LineRecord[];
+}
+
+export type ReservationSale = { kind: 'reservation'; line: LineRecord };
+export type OrderSale = { kind: 'order'; order: OrderRecord };
+export type Sale = ReservationSale | OrderSale;
+
+/** What a move needs of its ticket (the whole record), read under the ticket's row lock. */
+export type StockTicket = TicketRecord;
+
+export const linesOf = (sale: Sale): LineRecord[] => (sale.kind === 'order' ? sale.order.lines : [sale.line]);
+
+export const saleGuid = (sale: Sale): string => (sale.kind === 'order' ? sale.order.guid : sale.line.guid);
+
+export const saleCompany = (sale: Sale): string => (sale.kind === 'order' ? sale.order.company_id : sale.line.company_id);
+
+/** The sale with its lines replaced (same count, same order). */
+export const withLines = <S extends Sale>(sale: S, lines: LineRecord[]): S =>
+  (sale.kind === 'order' ? { kind: 'order', order: { ...sale.order, lines } } : { kind: 'reservation', line: lines[0]! }) as S;
+
+const secondsFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+/** A new line of `ticket`, reserved for `ttlSeconds` from `now`. */
+export function newLine(guid: string, ticket: StockTicket, amount: number, ttlSeconds: number, now: Date, orderId: string | null): LineRecord {
+  return {
+    id: 0,
+    guid,
+    company_id: ticket.company_id,
+    event_id: ticket.event_id,
+    ticket_id: ticket.guid,
+    amount,
+    state: 'reserved',
+    expires_at: secondsFrom(now, ttlSeconds),
+    barcodes: [],
+    holders: [],
+    created_at: now,
+    updated_at: now,
+    order_id: orderId,
+  };
+}

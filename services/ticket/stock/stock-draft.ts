@@ -1,0 +1,200 @@
+import type { Holder } from '../../../lib/fields/holder.js';
+import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/reservation.js';
+import { remainingStock } from '../../../lib/fields/ticket.js';
+import { RpcError } from '../../../lib/grpc/errors.js';
+import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
+import { counterDelta, MOVES, refusalFrom, type CounterDelta, type MoveName } from '../../../lib/stock-moves.js';
+import { formatTimestamp } from '../../../lib/time.js';
+import type { Change } from '../store/outbox-store.js';
+import type { BarcodeRow } from '../store/stock-store.js';
+import { holderChange, saleChange, scanChange } from './sale-changes.js';
+import type { ScanValues } from './sale-messages.js';
+import { linesOf, withLines, type LineRecord, type OrderRecord, type OrderSale, type ReservationSale, type Sale, type StockTicket } from './sale.js';
+
+type Row = Record<string, unknown>;
+
+/** What a draft reads: the engine's view of the locked tickets and of what its moves named, as the moves accepted before left it. */
+export interface StockState {
+  readonly now: Date;
+  /** Due reservations and orders that expired when the view was opened. */
+  readonly expired: number;
+  ticket(guid: string): StockTicket | undefined;
+  line(guid: string): LineRecord | undefined;
+  order(guid: string): OrderRecord | undefined;
+  barcode(id: number): BarcodeRow | undefined;
+  /** Whether a code is in use within the event (read for the codes the moves sent, and those issued since). */
+  codeTaken(eventGuid: string, code: string): boolean;
+}
+
+/** A line's change of state (expires_at: undefined leaves it as it is). */
+export interface StateChange {
+  guid: string;
+  /** The state the row must still be in when the engine writes (its state when the view read it). */
+  from: ReservationState;
+  to: ReservationState;
+  expiresAt: Date | null | undefined;
+}
+
+/** A row a move adds, as the engine knows it (the store makes the columns). */
+export type NewRow =
+  | { table: 'orders'; order: OrderRecord }
+  | { table: 'reservations'; line: LineRecord }
+  | { table: 'barcodes'; line: LineRecord; barcodes: readonly string[]; holders: ReadonlyArray<Holder | null> }
+  | { table: 'idempotency_keys'; row: Row };
+
+export interface IssuedCodes {
+  barcodes: readonly string[];
+  /** The codes were sent by the client (predefined): one in use within the event refuses the move, barcode_taken. */
+  sent?: boolean;
+  holders?: ReadonlyArray<Holder | null>;
+}
+
+/** A refusal of one line of an order names its ticket (`ticket_id` member, ErrorInfo metadata); a reservation's is its own. */
+export function lineRefusal(sale: Sale, index: number, err: unknown): unknown {
+  if (sale.kind !== 'order' || !(err instanceof RpcError) || !err.details.reason) return err;
+  const ticketGuid = sale.order.lines[index]!.ticket_id;
+  return new RpcError(err.code, err.message, { ...err.details, reasonMetadata: { ...err.details.reasonMetadata, ticket_id: ticketGuid } });
+}
+
+/** A move from the lines' current state, or its refusal (lib/stock-moves.ts). */
+function requireState(current: LineRecord, move: MoveName): void {
+  const refusal = refusalFrom(move, current.state);
+  if (refusal === 'invalid_transition') throw stockConflict(refusal, `A ${current.state} reservation cannot be ${MOVES[move].done}.`);
+  if (refusal) throw stockConflict(refusal);
+}
+
+/**
+ * One move's changes while it is checked (docs/stock-moves.md "One engine"): every change of
+ * stock goes through here, so state, counters and the webhook event always change together.
+ * Its writes are kept apart until the engine accepts it, so a refused move leaves nothing.
+ */
+export class StockDraft {
+  readonly counters: Array<{ ticket: string; delta: CounterDelta }> = [];
+  readonly states: StateChange[] = [];
+  readonly inserts: NewRow[] = [];
+  readonly scans: BarcodeRow[] = [];
+  readonly holders: Array<{ reservationGuid: string; barcode: string; holder: Holder | null }> = [];
+  readonly touched: string[] = [];
+  readonly sales: Sale[] = [];
+  readonly changes: Change[] = [];
+
+  constructor(private readonly state: StockState) {}
+
+  get now(): Date {
+    return this.state.now;
+  }
+
+  /** Due reservations and orders that expired before this move (when the engine locked the tickets). */
+  get expired(): number {
+    return this.state.expired;
+  }
+
+  /** A locked ticket as this move sees it, if of one of `companyIds`; a deleted one only with `includeDeleted`. */
+  ticket(guid: string, companyIds: readonly string[], options: { includeDeleted?: boolean } = {}): StockTicket | undefined {
+    const ticket = this.state.ticket(guid);
+    if (!ticket || !companyIds.includes(ticket.company_id)) return undefined;
+    if (ticket.deleted_at && !options.includeDeleted) return undefined;
+    return ticket;
+  }
+
+  /** A reservation sold alone (an order's line is no reservation to move), of one of `companyIds`. */
+  reservation(companyIds: readonly string[], guid: string): ReservationSale | undefined {
+    const line = this.state.line(guid);
+    return line && line.order_id === null && companyIds.includes(line.company_id) ? { kind: 'reservation', line } : undefined;
+  }
+
+  order(companyIds: readonly string[], guid: string): OrderSale | undefined {
+    const order = this.state.order(guid);
+    return order && companyIds.includes(order.company_id) ? { kind: 'order', order } : undefined;
+  }
+
+  barcode(id: number): BarcodeRow | undefined {
+    return this.state.barcode(id);
+  }
+
+  /** The stock left of a locked ticket for this move (after what it took already). */
+  remaining(ticket: StockTicket): number {
+    const taken = this.counters.filter((c) => c.ticket === ticket.guid).reduce((sum, c) => sum + Object.values(c.delta).reduce((s, by) => s + (by ?? 0), 0), 0);
+    return remainingStock(ticket) - taken;
+  }
+
+  /** A new sale of new lines (state reserved): each takes its amount from its ticket's stock, or the whole sale is refused. */
+  create<S extends Sale>(sale: S): S {
+    if (sale.kind === 'order') this.inserts.push({ table: 'orders', order: sale.order });
+    for (const [i, line] of linesOf(sale).entries()) {
+      const ticket = this.state.ticket(line.ticket_id);
+      if (!ticket) throw new Error(`ticket ${line.ticket_id} is not locked by this move`);
+      const remaining = this.remaining(ticket);
+      if (remaining < line.amount) throw lineRefusal(sale, i, insufficientStock(remaining));
+      this.counters.push({ ticket: ticket.guid, delta: counterDelta(null, MOVES.reserve.to, line.amount) });
+      this.inserts.push({ table: 'reservations', line });
+    }
+    this.changes.push(saleChange(sale, 'reserve'));
+    this.sales.push(sale);
+    return sale;
+  }
+
+  /**
+   * Moves every line of a sale by a row of MOVES: each must be in a state the move leaves
+   * from; a live state holds the stock for `ttlSeconds` from now; `issue` gives the barcodes
+   * (and holders) a line gets, or refuses the move.
+   */
+  move<S extends Sale>(sale: S, name: Exclude<MoveName, 'reserve'>, options: { ttlSeconds?: number; issue?: (line: LineRecord, ticket: StockTicket, index: number) => IssuedCodes } = {}): S {
+    const lines = linesOf(sale);
+    for (const line of lines) requireState(line, name);
+    const to = MOVES[name].to;
+    const expiresAt = name === 'expire' ? undefined : options.ttlSeconds === undefined ? null : new Date(this.now.getTime() + options.ttlSeconds * 1000);
+    const moved = lines.map((line, i) => {
+      this.counters.push({ ticket: line.ticket_id, delta: counterDelta(line.state, to, line.amount) });
+      this.states.push({ guid: line.guid, from: line.state, to, expiresAt });
+      const next: LineRecord = { ...line, state: to, expires_at: expiresAt === undefined ? line.expires_at : expiresAt, updated_at: this.now };
+      if (!options.issue) return next;
+      const ticket = this.state.ticket(line.ticket_id);
+      if (!ticket) throw new Error(`ticket ${line.ticket_id} is not locked by this move`);
+      let issued: IssuedCodes;
+      try {
+        issued = options.issue(next, ticket, i);
+      } catch (err) {
+        throw lineRefusal(sale, i, err);
+      }
+      if (issued.sent && issued.barcodes.some((code) => this.state.codeTaken(line.event_id, code))) throw lineRefusal(sale, i, stockConflict('barcode_taken'));
+      const holders = issued.barcodes.map((_, j) => issued.holders?.[j] ?? null);
+      this.inserts.push({ table: 'barcodes', line: next, barcodes: issued.barcodes, holders });
+      return { ...next, barcodes: [...next.barcodes, ...issued.barcodes].slice(0, MAX_UNITS_PER_ORDER), holders: [...next.holders, ...holders].slice(0, MAX_UNITS_PER_ORDER) };
+    });
+    const after = withLines(sale, moved);
+    this.changes.push(saleChange(after, name));
+    this.sales.push(after);
+    return after;
+  }
+
+  /** Admits a barcode at the door once (already_scanned, with when, after that). */
+  scan(barcode: BarcodeRow, companyId: string): ScanValues {
+    if (barcode.scanned_at) {
+      const scannedAt = formatTimestamp(barcode.scanned_at) ?? '';
+      throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });
+    }
+    const scan = { ...barcode, scanned_at: this.now };
+    this.scans.push(scan);
+    this.changes.push(scanChange(companyId, scan));
+    return scan;
+  }
+
+  /** Names (or clears) the holder of the `index`-th barcode of an order's line `lineIndex`. */
+  setHolder(sale: OrderSale, lineIndex: number, index: number, holder: Holder | null): OrderSale {
+    const line = sale.order.lines[lineIndex]!;
+    this.holders.push({ reservationGuid: line.guid, barcode: line.barcodes[index]!, holder });
+    this.touched.push(line.guid);
+    const holders = line.holders.map((h, j) => (j === index ? holder : h));
+    const lines = sale.order.lines.map((l, i) => (i === lineIndex ? { ...l, holders, updated_at: this.now } : l));
+    const after = { kind: 'order' as const, order: { ...sale.order, lines } };
+    this.changes.push(holderChange(after.order));
+    this.sales.push(after);
+    return after;
+  }
+
+  /** A row written with the move (the idempotency key of a creation). */
+  remember(row: Row): void {
+    this.inserts.push({ table: 'idempotency_keys', row });
+  }
+}
