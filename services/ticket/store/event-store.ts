@@ -3,9 +3,9 @@ import { EVENT_FIELDS } from '../../../lib/fields/event.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../catalogue/event-fields.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import type { ColumnGuard } from '../catalogue/field-order-rules.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
 import { recordChange, recordChanges, type Change } from './outbox-store.js';
+import type { UpdateOptions, WriteOptions } from './write-options.js';
 import { toRecord as toTicketRecord } from './ticket-store.js';
 import type { TicketRecord } from '../catalogue/ticket-fields.js';
 
@@ -13,19 +13,6 @@ type Raw = Record<string, unknown>;
 
 function toRecord(row: Raw): EventRecord {
   return { ...valuesFromRow<Omit<EventRecord, 'id' | 'version'>>(EVENT_FIELDS, row), id: Number(row.id), version: Number(row.version) };
-}
-
-export interface WriteOptions {
-  now: Date;
-  /** Only change the row while it still has this version (If-Match). */
-  version?: number;
-}
-
-export interface UpdateOptions<R> extends WriteOptions {
-  /** Conditions on the stored row that must still hold (order rules). */
-  guards?: readonly ColumnGuard[];
-  /** The webhook event of the change, recorded in its transaction (the service decides it). */
-  change: (updated: R) => Change;
 }
 
 export interface EventDeletion extends WriteOptions {

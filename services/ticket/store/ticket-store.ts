@@ -3,7 +3,7 @@ import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { TICKET_FIELDS } from '../../../lib/fields/ticket.js';
 import type { TicketRecord, TicketValues } from '../catalogue/ticket-fields.js';
 import { bumpedUpdatedAt, dbTime, guarded, visibleTo } from './sql.js';
-import type { UpdateOptions, WriteOptions } from './event-store.js';
+import type { UpdateOptions, WriteOptions } from './write-options.js';
 import { recordChange, type Change } from './outbox-store.js';
 
 type Raw = Record<string, unknown>;

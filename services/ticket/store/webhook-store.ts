@@ -5,7 +5,7 @@ import { WEBHOOK_TEST_EVENT } from '../../../lib/webhooks/event-types.js';
 import type { ValuesOf } from '../../../lib/fields/kinds.js';
 import { recordChange } from './outbox-store.js';
 import { bumpedUpdatedAt, dbTime, visibleTo } from './sql.js';
-import type { WriteOptions } from './event-store.js';
+import type { WriteOptions } from './write-options.js';
 
 type Raw = Record<string, unknown>;
 
