@@ -11,7 +11,7 @@ import { healthRoutes } from './health-routes.js';
 import { admitNewSales } from './load-shedding.js';
 import { bearerTokenOf, missingTokenError } from '../lib/grpc/caller.js';
 import { isServiceError } from '../lib/grpc/errors.js';
-import { problemFromGrpc, sendProblem, type Problem } from './problem.js';
+import { ProblemError, problemFromGrpc, sendProblem, type Problem } from './problem.js';
 import { caller, forwardingProblem, UnforwardableRequest } from './request-context.js';
 import { rateLimits } from './rate-limits.js';
 import { requestLog } from './request-log.js';
@@ -98,6 +98,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof UnforwardableRequest) return respondFor(req)(res, err.problem);
+    if (err instanceof ProblemError) return sendProblem(res, err.problem);
     if (isServiceError(err)) {
       const problem = problemFromGrpc(err);
       if (problem.status >= 500) logger.warn({ requestId: res.locals.requestId, path: req.path, code: err.code }, 'backend call failed');

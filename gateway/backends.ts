@@ -1,12 +1,13 @@
 import type { Request } from 'express';
 import type { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
 import { Event, type EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
-import type { OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
-import type { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
+import type { Order, OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
+import type { Reservation, ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
 import { Ticket, type TicketServiceClient } from '../lib/gen/ticketing/v1/ticket.js';
 import { Webhook, type WebhookServiceClient } from '../lib/gen/ticketing/v1/webhook.js';
 import type { UnaryMethod } from '../lib/grpc/client.js';
 import { validateOnly } from '../lib/grpc/validate-only.js';
+import { moveRpc, SALE_MOVES, type SaleMove, type SaleNoun } from '../lib/stock-moves.js';
 import type { Caller } from './request-context.js';
 import type { NewResource, ResourceBackend, ResourceChange, ResourceMessage } from './resource-routes.js';
 
@@ -78,6 +79,18 @@ export function webhookBackend(client: WebhookServiceClient, call: Caller) {
   };
 }
 
+/** One move of a sale as a call: the request fields of its body (with the sale's guid), answered with the sale. */
+export type SaleMoveCall<M> = (req: Request, request: { guid: string } & Record<string, unknown>) => Promise<M>;
+
+/**
+ * The moves of an existing sale (lib/stock-moves.ts SALE_MOVES) as calls of its service, by
+ * the method each move's row names (MarkReservationPending, ConfirmOrder, ...).
+ */
+function saleMoves<M>(client: object, noun: SaleNoun, call: Caller): Record<SaleMove, SaleMoveCall<M>> {
+  const method = (move: SaleMove) => (client as Record<string, UnaryMethod<{ guid: string }, M>>)[moveRpc(move, noun, true)]!.bind(client);
+  return Object.fromEntries(SALE_MOVES.map((move) => [move, unary(call, method(move))])) as Record<SaleMove, SaleMoveCall<M>>;
+}
+
 /** The stock moves made for a REST request. */
 export function reservationBackend(client: ReservationServiceClient, call: Caller) {
   const methods = bound(client, {
@@ -85,9 +98,6 @@ export function reservationBackend(client: ReservationServiceClient, call: Calle
     get: client.getReservation,
     list: client.listReservations,
     barcodes: client.listReservationBarcodes,
-    pending: client.markReservationPending,
-    confirm: client.confirmReservation,
-    release: client.releaseReservation,
     scan: client.scanBarcode,
   });
   return {
@@ -95,10 +105,8 @@ export function reservationBackend(client: ReservationServiceClient, call: Calle
     get: unary(call, methods.get),
     list: unary(call, methods.list),
     barcodes: unary(call, methods.barcodes),
-    pending: unary(call, methods.pending),
-    confirm: unary(call, methods.confirm),
-    release: unary(call, methods.release),
     scan: unary(call, methods.scan),
+    moves: saleMoves<Reservation>(client, 'Reservation', call),
   };
 }
 
@@ -108,19 +116,14 @@ export function orderBackend(client: OrderServiceClient, call: Caller) {
     create: client.createOrder,
     get: client.getOrder,
     list: client.listOrders,
-    pending: client.markOrderPending,
-    confirm: client.confirmOrder,
-    release: client.releaseOrder,
     setHolder: client.setBarcodeHolder,
   });
   return {
     create: unary(call, methods.create),
     get: unary(call, methods.get),
     list: unary(call, methods.list),
-    pending: unary(call, methods.pending),
-    confirm: unary(call, methods.confirm),
-    release: unary(call, methods.release),
     setHolder: unary(call, methods.setHolder),
+    moves: saleMoves<Order>(client, 'Order', call),
   };
 }
 

@@ -1,11 +1,11 @@
 import { status } from '@grpc/grpc-js';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
-import { fieldDef, type Resource } from '../lib/fields/kinds.js';
+import { fieldDef, type FieldTable, type Resource } from '../lib/fields/kinds.js';
 import { toMessageFields } from '../lib/fields/messages.js';
 import { coerce, type InputValue } from './field-input.js';
-import { sendInvalidFields } from './problem.js';
+import { invalidFields } from './problem.js';
 
 export interface ResourceInput {
   /** The partial message (null values unset), for the message type's fromPartial. */
@@ -47,15 +47,23 @@ export function resourceInput(resource: Resource, body: Record<string, unknown>,
 }
 
 /**
+ * A body that only sets fields (a move's, a holder's) as its request fields, by its table:
+ * unknown keys and type errors are refused with one 422. Lists not sent are empty (a message's
+ * repeated field is never unset).
+ */
+export function bodyFields(resource: Resource, req: Request, res: Response): Record<string, unknown> {
+  const input = resourceInput(resource, req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
+  if (input.violations.length) throw invalidFields(input.violations);
+  const lists = Object.entries(resource.fields as FieldTable).filter(([, def]) => def.kind.type === 'text-list' || def.kind.type === 'object-list');
+  return { ...Object.fromEntries(lists.map(([name]) => [name, []])), ...input.fields };
+}
+
+/**
  * Calls the service. When the body had type errors, the service is asked to validate the
  * rest only (writing nothing), and one 422 lists both kinds of errors; any other answer of
- * the service (404, 401, ...) wins. Returns undefined when the 422 has been sent.
+ * the service (404, 401, ...) wins.
  */
-export async function callWithTypeErrors<Res>(
-  res: Response,
-  typeViolations: FieldViolation[],
-  send: (validateOnly: boolean) => Promise<Res>,
-): Promise<Res | undefined> {
+export async function callWithTypeErrors<Res>(typeViolations: FieldViolation[], send: (validateOnly: boolean) => Promise<Res>): Promise<Res> {
   if (typeViolations.length === 0) return send(false);
   let serviceViolations: FieldViolation[] = [];
   try {
@@ -66,6 +74,5 @@ export async function callWithTypeErrors<Res>(
     serviceViolations = details.fieldViolations;
   }
   const reported = new Set(typeViolations.map((v) => v.field));
-  sendInvalidFields(res, [...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))]);
-  return undefined;
+  throw invalidFields([...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))]);
 }

@@ -4,7 +4,7 @@ import { ORDER_BODIES } from '../lib/fields/order.js';
 import type { FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
 import { resourceInput } from './body-input.js';
-import { sendInvalidFields } from './problem.js';
+import { invalidFields } from './problem.js';
 
 type LineFields = Record<string, unknown>;
 
@@ -24,16 +24,15 @@ function linesInput(line: Resource, raw: unknown, kind: BodyKind, violations: Fi
 
 /**
  * An order body (creation or confirm) as its request fields: the body's own fields by their
- * table, `lines` by the line table. Type errors are answered here with one 422 (undefined).
+ * table, `lines` by the line table. Type errors are refused with one 422.
  */
-export function orderBody(req: Request, res: Response, which: keyof typeof ORDER_BODIES): { fields: Record<string, unknown>; lines: LineFields[] } | undefined {
+export function orderBody(req: Request, res: Response, which: keyof typeof ORDER_BODIES): { fields: Record<string, unknown>; lines: LineFields[] } {
   const tables = ORDER_BODIES[which];
   const { lines: rawLines, ...own } = req.body as Record<string, unknown>;
   const kind = res.locals.bodyKind as BodyKind;
   const input = resourceInput(tables.own, own, kind, 'refuse');
   const violations = [...input.violations];
   const lines = linesInput(tables.line, rawLines, kind, violations);
-  if (!violations.length) return { fields: input.fields, lines };
-  sendInvalidFields(res, violations);
-  return undefined;
+  if (violations.length) throw invalidFields(violations);
+  return { fields: input.fields, lines };
 }

@@ -45,9 +45,20 @@ export function invalidFieldsProblem(errors: FieldViolation[], detail: string = 
   return { status: 422, detail, errors };
 }
 
-/** Sends the 422 listing every invalid field. */
-export function sendInvalidFields(res: Response, errors: FieldViolation[], detail?: string): void {
-  sendProblem(res, invalidFieldsProblem(errors, detail));
+/**
+ * A refusal the gateway decides itself (a body, a query, a header it cannot pass on): thrown
+ * where it is found, sent once by the app's error handler (gateway/app.ts).
+ */
+export class ProblemError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+/** The 422 listing every invalid field, to throw. */
+export function invalidFields(errors: FieldViolation[], detail?: string): ProblemError {
+  return new ProblemError(invalidFieldsProblem(errors, detail));
 }
 
 /** A problem in one line for the log: `insufficient_stock: Not enough stock…`, or the detail and each field's error. */

@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import type { Request, Response } from 'express';
 import { entityTags, tagsMatch } from '../lib/entity-tags.js';
 import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
-import { INVALID_QUERY_MESSAGE, sendInvalidFields, sendProblem } from './problem.js';
+import { INVALID_QUERY_MESSAGE, invalidFields, ProblemError, sendProblem } from './problem.js';
 
 /** Headers and query parameters of the event and ticket routes, as their gRPC fields. */
 
@@ -19,15 +19,12 @@ export const notModified = (req: Request, etag: string): boolean => tagsMatch(en
 
 /**
  * The Idempotency-Key as request_id ('' when not sent; the service checks its form).
- * A header that is present but empty is answered with 400 here; returns undefined then.
+ * A header that is present but empty is refused with 400 here.
  */
-export function idempotencyKey(req: Request, res: Response): string | undefined {
+export function idempotencyKey(req: Request): string {
   const value = req.headers['idempotency-key'];
   if (value === undefined) return '';
-  if (value === '') {
-    sendProblem(res, { status: 400, detail: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.' });
-    return undefined;
-  }
+  if (value === '') throw new ProblemError({ status: 400, detail: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.' });
   return value as string;
 }
 
@@ -38,8 +35,8 @@ export interface ListQuery {
   page?: { limit: number; cursor: string };
 }
 
-/** `limit` (1..1000) and `cursor`; without either the whole list is wanted. Sends a 422 and returns undefined when they are bad. */
-export function listQuery(req: Request, res: Response): ListQuery | undefined {
+/** `limit` (1..1000) and `cursor`; without either the whole list is wanted. Refuses bad ones with a 422. */
+export function listQuery(req: Request): ListQuery {
   const { limit, cursor } = req.query as Record<string, unknown>;
   if (limit === undefined && cursor === undefined) return {};
   const violations: FieldViolation[] = [];
@@ -49,10 +46,7 @@ export function listQuery(req: Request, res: Response): ListQuery | undefined {
     else violations.push({ field: 'limit', description: `must be a whole number from 1 to ${MAX_LIMIT}` });
   }
   if (cursor !== undefined && typeof cursor !== 'string') violations.push({ field: 'cursor', description: 'must be sent only once' });
-  if (violations.length) {
-    sendInvalidFields(res, violations, INVALID_QUERY_MESSAGE);
-    return undefined;
-  }
+  if (violations.length) throw invalidFields(violations, INVALID_QUERY_MESSAGE);
   return { page: { limit: size, cursor: (cursor as string | undefined) ?? '' } };
 }
 
@@ -65,16 +59,17 @@ export function nextPageLink(req: Request, limit: number, token: string, keep: r
 
 const QUERY_NAMES: Record<string, string> = { page_size: 'limit', page_token: 'cursor' };
 
-/** Runs a List call; its paging violations are answered as 422 naming the query parameters. Returns undefined when it has answered. */
-export async function listCall<T>(res: Response, run: () => Promise<T>): Promise<T | undefined> {
+/** Runs a List call; its paging violations are refused as a 422 naming the query parameters. */
+export async function listCall<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
     const details = isServiceError(err) && err.code === status.INVALID_ARGUMENT ? readErrorDetails(err) : {};
     if (!details.fieldViolations?.length) throw err;
-    const errors = details.fieldViolations.map((v) => ({ ...v, field: QUERY_NAMES[v.field] ?? v.field }));
-    sendInvalidFields(res, errors, INVALID_QUERY_MESSAGE);
-    return undefined;
+    throw invalidFields(
+      details.fieldViolations.map((v) => ({ ...v, field: QUERY_NAMES[v.field] ?? v.field })),
+      INVALID_QUERY_MESSAGE,
+    );
   }
 }
 

@@ -64,14 +64,10 @@ function sendResource<M extends ResourceMessage>(res: Response, face: ResourceFa
 /** POST `path`: a new resource (Idempotency-Key as request_id); `parentParam` names the path's parent GUID. */
 export function createRoute<M extends ResourceMessage>(router: Router, path: string, face: ResourceFace<M>, parentParam?: string): void {
   router.post(path, async (req, res) => {
-    const requestId = idempotencyKey(req, res);
-    if (requestId === undefined) return;
+    const requestId = idempotencyKey(req);
     const input = resourceInput(face.resource, bodyOf(req), bodyKind(res), 'refuse');
     const parentGuid = parentParam ? param(req, parentParam) : '';
-    const created = await callWithTypeErrors(res, input.violations, (checkOnly) =>
-      face.backend.create(req, { parentGuid, fields: input.fields, requestId }, checkOnly),
-    );
-    if (!created) return;
+    const created = await callWithTypeErrors(input.violations, (checkOnly) => face.backend.create(req, { parentGuid, fields: input.fields, requestId }, checkOnly));
     res.status(201).location(`${itemPath(face)}/${created.guid}`);
     sendResource(res, face, created, face.createdJson?.(created));
   });
@@ -89,8 +85,7 @@ export function itemRoutes<M extends ResourceMessage>(router: Router, face: Reso
   router.put(path, async (req, res) => {
     const input = resourceInput(face.resource, bodyOf(req), bodyKind(res), 'mask');
     const change = { guid: param(req, 'guid'), fields: input.fields, updateMask: input.updateMask, ifMatch: ifMatchOf(req) };
-    const updated = await callWithTypeErrors(res, input.violations, (checkOnly) => face.backend.update(req, change, checkOnly));
-    if (updated) sendResource(res, face, updated);
+    sendResource(res, face, await callWithTypeErrors(input.violations, (checkOnly) => face.backend.update(req, change, checkOnly)));
   });
 
   router.delete(path, async (req, res) => {
@@ -113,12 +108,10 @@ export interface ListFace<Item> {
 /** GET `path`: a page with `limit`/`cursor` (and a Link to the next one), else the whole list. */
 export function listRoute<Item>(router: Router, path: string, list: ListFace<Item>): void {
   router.get(path, async (req, res) => {
-    const query = listQuery(req, res);
-    if (!query) return;
+    const query = listQuery(req);
     if (!query.page) return list.whole(req, res);
     const { limit, cursor } = query.page;
-    const page = await listCall(res, () => list.page(req, limit, cursor));
-    if (!page) return;
+    const page = await listCall(() => list.page(req, limit, cursor));
     if (page.next) res.set('Link', nextPageLink(req, limit, page.next, list.filters));
     res.json(page.items.map(list.toJson));
   });

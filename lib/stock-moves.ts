@@ -40,6 +40,14 @@ export interface MoveRule {
   refusals: readonly StockConflictCode[];
   /** What it means, one line for the docs. */
   description: string;
+  /**
+   * A move of an existing sale (a reservation or a whole order): how it is called. The gRPC
+   * method is `rpc` with `{Noun}` the sale's (MarkReservationPending, MarkOrderPending), the
+   * REST route POST /reservation/{guid}/<move> and /order/{guid}/<move>, the OpenAPI body the
+   * component `Reservation<body>` (an order's own body where lib/fields/order.ts has one). The
+   * gateway's routes, bindings and operations and the service's handlers are derived from it.
+   */
+  wire?: { rpc: `${string}{Noun}${string}`; summary: string; body: string; text: string };
 }
 
 /** Refusals of every move of an existing reservation: from a state that does not allow it. */
@@ -61,6 +69,12 @@ export const MOVES = {
     event: 'pending',
     refusals: FROM_STATE,
     description: 'Payment started; holds the amount for ttl_seconds from now.',
+    wire: {
+      rpc: 'Mark{Noun}Pending',
+      summary: 'Payment started: reserved -> pending',
+      body: 'Pending',
+      text: 'The amount moves from reserved_count to pending_count; it holds for ttl_seconds from now.',
+    },
   },
   confirm: {
     from: ['reserved', 'pending'],
@@ -69,6 +83,12 @@ export const MOVES = {
     event: 'confirmed',
     refusals: [...FROM_STATE, 'barcode_taken'],
     description: 'Sold; barcodes are issued by the ticket\'s barcode_type.',
+    wire: {
+      rpc: 'Confirm{Noun}',
+      summary: 'Sold: reserved or pending -> confirmed; barcodes are issued',
+      body: 'Confirm',
+      text: 'The amount moves to sold_count; barcodes are generated, taken from the body (predefined) or none, by the ticket\'s barcode_type.',
+    },
   },
   release: {
     from: ['reserved', 'pending'],
@@ -77,6 +97,7 @@ export const MOVES = {
     event: 'released',
     refusals: FROM_STATE,
     description: 'The amount goes back to the stock.',
+    wire: { rpc: 'Release{Noun}', summary: 'Give the stock back: reserved or pending -> released', body: 'Empty', text: 'The amount leaves reserved_count or pending_count.' },
   },
   expire: {
     from: LIVE_STATES,
@@ -89,6 +110,24 @@ export const MOVES = {
 } as const satisfies Record<string, MoveRule>;
 
 export type MoveName = keyof typeof MOVES;
+
+/** The moves of an existing sale, called by clients (the rows with a `wire`), in the table's order. */
+export type SaleMove = { [K in MoveName]: (typeof MOVES)[K] extends { wire: object } ? K : never }[MoveName];
+export const SALE_MOVES = (Object.keys(MOVES) as MoveName[]).filter((move): move is SaleMove => 'wire' in MOVES[move]);
+
+/** What a sale is called on the wire: a reservation, or an order. */
+export type SaleNoun = 'Reservation' | 'Order';
+
+type Replace<S extends string, F extends string, T extends string> = S extends `${infer A}${F}${infer B}` ? `${A}${T}${B}` : S;
+
+/** The generated client's and server's member of a sale's move, as a type: markReservationPending. */
+export type MoveMember<M extends SaleMove, N extends SaleNoun> = Uncapitalize<Replace<(typeof MOVES)[M]['wire']['rpc'], '{Noun}', N>>;
+
+/** The gRPC method of a sale's move (MarkReservationPending); `lower` for the generated client's and server's member name (markReservationPending). */
+export function moveRpc(move: SaleMove, noun: SaleNoun, lower = false): string {
+  const name = MOVES[move].wire.rpc.replace('{Noun}', noun);
+  return lower ? name[0]!.toLowerCase() + name.slice(1) : name;
+}
 
 /** The webhook event types of the moves of a resource noun (`reservation`, `order`), in the table's order. */
 export const moveEventTypes = <N extends string>(noun: N) =>

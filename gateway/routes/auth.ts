@@ -9,7 +9,7 @@ import { coerce } from '../field-input.js';
 import { methodNotAllowed } from '../request-input.js';
 import type { BackendClients } from '../clients.js';
 import { apiClientJson, companyJson, userJson } from '../json.js';
-import { problemFromGrpc, sendInvalidFields, type Problem } from '../problem.js';
+import { invalidFields, problemFromGrpc, type Problem } from '../problem.js';
 import type { Caller } from '../request-context.js';
 import { noteRefusal } from '../request-log.js';
 
@@ -20,10 +20,10 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : typ
  * A body of the auth API as its request message's text fields, by its table in
  * lib/fields/user.ts: each key sent is typed as every body is (gateway/field-input.ts: a
  * name of 0 "must be a string"), other keys are ignored; an absent required field is empty
- * and an absent optional one unset, for the service's value rules. A type error is answered
- * 422 here (undefined is returned); the values are the service's to check.
+ * and an absent optional one unset, for the service's value rules. A type error is refused
+ * with a 422 here; the values are the service's to check.
  */
-function textFields(table: FieldTable, req: Request, res: Response): Record<string, string | undefined> | undefined {
+function textFields(table: FieldTable, req: Request, res: Response): Record<string, string | undefined> {
   const body = req.body as Record<string, unknown>;
   const fields: Record<string, string | undefined> = {};
   const violations: FieldViolation[] = [];
@@ -32,9 +32,8 @@ function textFields(table: FieldTable, req: Request, res: Response): Record<stri
     if ('error' in coerced) violations.push({ field, description: coerced.error });
     else fields[field] = coerced.value === null ? (def.required ? '' : undefined) : String(coerced.value);
   }
-  if (violations.length === 0) return fields;
-  sendInvalidFields(res, violations);
-  return undefined;
+  if (violations.length) throw invalidFields(violations);
+  return fields;
 }
 
 /** REST face of the auth service, mounted under {auth_url}. */
@@ -44,7 +43,6 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
 
   router.post('/users', async (req, res) => {
     const fields = textFields(SIGN_UP_FIELDS, req, res);
-    if (!fields) return;
     const user = await auth.signUp(req, fields as unknown as SignUpRequest);
     res.status(201).json(userJson(user));
   });
@@ -60,14 +58,12 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
 
   router.post('/companies', async (req, res) => {
     const fields = textFields(NEW_NAME_FIELDS, req, res);
-    if (!fields) return;
     const company = await auth.createCompany(req, { name: fields.name! });
     res.status(201).json(companyJson(company));
   });
 
   router.post('/clients', async (req, res) => {
     const fields = textFields(NEW_NAME_FIELDS, req, res);
-    if (!fields) return;
     const client = await auth.createApiClient(req, { name: fields.name! });
     res.status(201).set('Cache-Control', 'no-store').json({ ...apiClientJson(client), client_secret: client.client_secret });
   });

@@ -1,12 +1,13 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { MOVE_BODIES } from '../../lib/fields/reservation.js';
-import { ORDER_FIELDS, SET_HOLDER } from '../../lib/fields/order.js';
+import { ORDER_BODIES, ORDER_FIELDS, SET_HOLDER } from '../../lib/fields/order.js';
+import type { SaleMove } from '../../lib/stock-moves.js';
 import type { ConfirmLine, NewOrderLine, Order, SetBarcodeHolderRequest } from '../../lib/gen/ticketing/v1/order.js';
 import { writePages } from '../array-json.js';
 import { orderBackend } from '../backends.js';
 import type { BodyKind } from '../body.js';
-import { resourceInput } from '../body-input.js';
-import { sendInvalidFields } from '../problem.js';
+import { bodyFields, resourceInput } from '../body-input.js';
+import { invalidFields } from '../problem.js';
 import type { BackendClients } from '../clients.js';
 import { orderBody } from '../order-input.js';
 import { resourceJson } from '../resource-json.js';
@@ -14,30 +15,31 @@ import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { listRoute, param } from '../resource-routes.js';
 import { stateFilter } from '../state-filter.js';
+import { saleMoveRoutes } from './sale-moves.js';
 
 const orderJson = (order: Order) => resourceJson(ORDER_FIELDS, order);
-
-/** The body of pending (ttl_seconds) or release (none), as a reservation's; 422 (undefined) on type errors. */
-function moveBody(req: Request, res: Response, move: 'pending' | 'release'): { ttl_seconds?: number } | undefined {
-  const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
-  if (!input.violations.length) return input.fields;
-  sendInvalidFields(res, input.violations);
-  return undefined;
-}
 
 /**
  * The body of PUT /order/:guid/barcodes/:code: `holder` must be sent (null clears it; over
  * gRPC an unset holder is the null, so only JSON can leave it out). 422 (undefined) otherwise.
  */
-function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 'holder'> | undefined {
+function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 'holder'> {
   const body = req.body as Record<string, unknown>;
   const input = resourceInput(SET_HOLDER, body, res.locals.bodyKind as BodyKind, 'refuse');
   const missing = Object.hasOwn(body, 'holder') ? [] : [{ field: 'holder', description: 'is required: {name, email}, or null to clear the holder' }];
   const violations = [...missing, ...input.violations];
-  if (!violations.length) return input.fields as Pick<SetBarcodeHolderRequest, 'holder'>;
-  sendInvalidFields(res, violations);
-  return undefined;
+  if (violations.length) throw invalidFields(violations);
+  return input.fields as Pick<SetBarcodeHolderRequest, 'holder'>;
 }
+
+/** A move's body: the order's own where it has one (confirm: lines), else a reservation's (lib/fields/reservation.ts MOVE_BODIES). */
+function orderMoveBody(move: SaleMove, req: Request, res: Response): Record<string, unknown> {
+  if (!isOrderBody(move)) return bodyFields(MOVE_BODIES[move], req, res);
+  const body = orderBody(req, res, move);
+  return { ...body.fields, lines: body.lines.map((line) => ({ ticket_id: '', barcodes: [], holders: [], ...line }) as ConfirmLine) };
+}
+
+const isOrderBody = (move: SaleMove): move is SaleMove & keyof typeof ORDER_BODIES => Object.hasOwn(ORDER_BODIES, move);
 
 /** REST face of OrderService (PRODUCT.md 12, docs/orders.md); `admitSale` may refuse a new order when the gateway is overloaded. */
 export function orderRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler): Router {
@@ -45,10 +47,8 @@ export function orderRoutes(clients: BackendClients, call: Caller, admitSale: Re
   const backend = orderBackend(clients.orders, call);
 
   router.post('/event/:guid/orders', admitSale, async (req, res) => {
-    const requestId = idempotencyKey(req, res);
-    if (requestId === undefined) return;
+    const requestId = idempotencyKey(req);
     const body = orderBody(req, res, 'create');
-    if (!body) return;
     const lines = body.lines.map((line) => ({ ticket_id: '', amount: 0, ...line }) as NewOrderLine);
     const order = await backend.create(req, { ...body.fields, lines, event_id: param(req, 'guid'), request_id: requestId });
     res.status(201).location(`/order/${order.guid}`).json(orderJson(order));
@@ -69,32 +69,10 @@ export function orderRoutes(clients: BackendClients, call: Caller, admitSale: Re
   });
   router.all('/order/:guid', methodNotAllowed(['GET', 'HEAD']));
 
-  const moves = {
-    pending: async (req: Request, res: Response) => {
-      const body = moveBody(req, res, 'pending');
-      return body && backend.pending(req, { ...body, guid: param(req, 'guid') });
-    },
-    confirm: async (req: Request, res: Response) => {
-      const body = orderBody(req, res, 'confirm');
-      const lines = body?.lines.map((line) => ({ ticket_id: '', barcodes: [], holders: [], ...line }) as ConfirmLine);
-      return lines && backend.confirm(req, { guid: param(req, 'guid'), lines });
-    },
-    release: async (req: Request, res: Response) => {
-      const body = moveBody(req, res, 'release');
-      return body && backend.release(req, { guid: param(req, 'guid') });
-    },
-  };
-  for (const [move, run] of Object.entries(moves)) {
-    router.post(`/order/:guid/${move}`, async (req, res) => {
-      const order = await run(req, res);
-      if (order) res.json(orderJson(order));
-    });
-    router.all(`/order/:guid/${move}`, methodNotAllowed(['POST']));
-  }
+  saleMoveRoutes(router, '/order', backend.moves, orderMoveBody, orderJson);
 
   router.put('/order/:guid/barcodes/:code', async (req, res) => {
     const body = holderBody(req, res);
-    if (!body) return;
     res.json(orderJson(await backend.setHolder(req, { ...body, guid: param(req, 'guid'), code: param(req, 'code') })));
   });
   router.all('/order/:guid/barcodes/:code', methodNotAllowed(['PUT']));

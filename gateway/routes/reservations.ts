@@ -3,25 +3,16 @@ import { MOVE_BODIES, RESERVATION_FIELDS, SCAN_FIELDS } from '../../lib/fields/r
 import type { Reservation } from '../../lib/gen/ticketing/v1/reservation.js';
 import { writePages } from '../array-json.js';
 import { reservationBackend } from '../backends.js';
-import type { BodyKind } from '../body.js';
-import { resourceInput, type ResourceInput } from '../body-input.js';
+import { bodyFields } from '../body-input.js';
 import type { BackendClients } from '../clients.js';
-import { sendInvalidFields } from '../problem.js';
 import type { Caller } from '../request-context.js';
 import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js';
 import { resourceJson } from '../resource-json.js';
 import { listRoute, param } from '../resource-routes.js';
 import { stateFilter } from '../state-filter.js';
+import { saleMoveRoutes } from './sale-moves.js';
 
 const reservationJson = (reservation: Reservation) => resourceJson(RESERVATION_FIELDS, reservation);
-
-/** A move's body as its request fields, by the move's body table; a body with type errors is answered with 422 (undefined). */
-function moveBody(req: Request, res: Response, move: keyof typeof MOVE_BODIES): ResourceInput['fields'] | undefined {
-  const input = resourceInput(MOVE_BODIES[move], req.body as Record<string, unknown>, res.locals.bodyKind as BodyKind, 'refuse');
-  if (!input.violations.length) return input.fields;
-  sendInvalidFields(res, input.violations);
-  return undefined;
-}
 
 /** REST face of ReservationService (PRODUCT.md 9, docs/stock-moves.md); `admitSale` may refuse a new reservation when the gateway is overloaded. */
 export function reservationRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler): Router {
@@ -38,10 +29,8 @@ export function reservationRoutes(clients: BackendClients, call: Caller, admitSa
   };
 
   router.post('/ticket/:guid/reservations', admitSale, async (req, res) => {
-    const requestId = idempotencyKey(req, res);
-    if (requestId === undefined) return;
-    const body = moveBody(req, res, 'reserve');
-    if (!body) return;
+    const requestId = idempotencyKey(req);
+    const body = bodyFields(MOVE_BODIES.reserve, req, res);
     const reservation = await backend.reserve(req, { amount: 0, ...body, ticket_id: param(req, 'guid'), request_id: requestId });
     res.status(201).location(`/reservation/${reservation.guid}`).json(reservationJson(reservation));
   });
@@ -64,18 +53,10 @@ export function reservationRoutes(clients: BackendClients, call: Caller, admitSa
   });
   router.all('/reservation/:guid', methodNotAllowed(['GET', 'HEAD']));
 
-  for (const move of ['pending', 'confirm', 'release'] as const) {
-    router.post(`/reservation/:guid/${move}`, async (req, res) => {
-      const body = moveBody(req, res, move);
-      if (!body) return;
-      res.json(reservationJson(await backend[move](req, { barcodes: [], ...body, guid: param(req, 'guid') })));
-    });
-    router.all(`/reservation/:guid/${move}`, methodNotAllowed(['POST']));
-  }
+  saleMoveRoutes(router, '/reservation', backend.moves, (move, req, res) => bodyFields(MOVE_BODIES[move], req, res), reservationJson);
 
   router.post('/event/:guid/scans', async (req, res) => {
-    const body = moveBody(req, res, 'scan');
-    if (!body) return;
+    const body = bodyFields(MOVE_BODIES.scan, req, res);
     const scan = await backend.scan(req, { barcode: '', ...body, event_id: param(req, 'guid') });
     res.status(201).json(resourceJson(SCAN_FIELDS, scan));
   });

@@ -1,4 +1,4 @@
-import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { handleUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { Knex } from '../../lib/db.js';
 import type {
   CreateEventRequest,
@@ -9,22 +9,16 @@ import type {
   UpdateEventRequest,
 } from '../../lib/gen/ticketing/v1/event.js';
 import type {
-  ConfirmOrderRequest,
   CreateOrderRequest,
   GetOrderRequest,
   ListOrdersRequest,
-  MarkOrderPendingRequest,
   OrderServiceServer,
-  ReleaseOrderRequest,
   SetBarcodeHolderRequest,
 } from '../../lib/gen/ticketing/v1/order.js';
 import type {
-  ConfirmReservationRequest,
   GetReservationRequest,
   ListReservationBarcodesRequest,
   ListReservationsRequest,
-  MarkReservationPendingRequest,
-  ReleaseReservationRequest,
   ReservationServiceServer,
   ReserveTicketRequest,
   ScanBarcodeRequest,
@@ -65,6 +59,8 @@ import { WebhookStore } from './store/webhook-store.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { StockEngine } from './stock/stock-engine.js';
 import { withCallDeadline } from './access/call-deadline.js';
+import { moveRpc, SALE_MOVES, type MoveMember, type SaleMove, type SaleNoun } from '../../lib/stock-moves.js';
+import type { SaleMoves } from './sales/sale-moves.js';
 
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
@@ -143,9 +139,7 @@ export function orderRpcHandlers({ orders }: TicketServices, auth: AuthCheck, lo
     createOrder: handler('CreateOrder', (caller, req: CreateOrderRequest) => orders.create(caller, req)),
     getOrder: handler('GetOrder', (caller, req: GetOrderRequest) => orders.get(caller, req.guid)),
     listOrders: handler('ListOrders', (caller, req: ListOrdersRequest) => orders.list(caller, req)),
-    markOrderPending: handler('MarkOrderPending', (caller, req: MarkOrderPendingRequest) => orders.markPending(caller, req)),
-    confirmOrder: handler('ConfirmOrder', (caller, req: ConfirmOrderRequest) => orders.confirm(caller, req)),
-    releaseOrder: handler('ReleaseOrder', (caller, req: ReleaseOrderRequest) => orders.release(caller, req)),
+    ...saleMoveHandlers('Order', orders.moves, handler),
     setBarcodeHolder: handler('SetBarcodeHolder', (caller, req: SetBarcodeHolderRequest) => orders.setBarcodeHolder(caller, req)),
   };
 }
@@ -157,11 +151,15 @@ export function reservationRpcHandlers({ reservations }: TicketServices, auth: A
     getReservation: handler('GetReservation', (caller, req: GetReservationRequest) => reservations.get(caller, req.guid)),
     listReservations: handler('ListReservations', (caller, req: ListReservationsRequest) => reservations.list(caller, req)),
     listReservationBarcodes: handler('ListReservationBarcodes', (caller, req: ListReservationBarcodesRequest) => reservations.listBarcodes(caller, req)),
-    markReservationPending: handler('MarkReservationPending', (caller, req: MarkReservationPendingRequest) => reservations.markPending(caller, req)),
-    confirmReservation: handler('ConfirmReservation', (caller, req: ConfirmReservationRequest) => reservations.confirm(caller, req)),
-    releaseReservation: handler('ReleaseReservation', (caller, req: ReleaseReservationRequest) => reservations.release(caller, req)),
+    ...saleMoveHandlers('Reservation', reservations.moves, handler),
     scanBarcode: handler('ScanBarcode', (caller, req: ScanBarcodeRequest) => reservations.scan(caller, req)),
   };
+}
+
+/** The handlers of a sale's moves (lib/stock-moves.ts SALE_MOVES), named by each move's row: markReservationPending, confirmOrder, ... */
+function saleMoveHandlers<M, N extends SaleNoun>(noun: N, moves: SaleMoves<M>, handler: ReturnType<typeof authenticated>) {
+  const served = SALE_MOVES.map((move) => [moveRpc(move, noun, true), handler(moveRpc(move, noun), (caller, req: never) => moves[move](caller, req))]);
+  return Object.fromEntries(served) as { [K in SaleMove as MoveMember<K, N>]: handleUnaryCall<unknown, M> };
 }
 
 export function webhookRpcHandlers({ webhooks }: TicketServices, auth: AuthCheck, logger: Logger): WebhookServiceServer {

@@ -27,6 +27,7 @@ import { lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-d
 import type { StockEngine } from '../stock/stock-engine.js';
 import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
+import type { SaleMoves } from './sale-moves.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
 import { BARCODES_PER_PAGE, refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
@@ -60,6 +61,13 @@ export class OrderService {
     private readonly creations: IdempotentCreation,
     private readonly engine: StockEngine,
   ) {}
+
+  /** The moves of an order by their rows in SALE_MOVES. */
+  readonly moves: SaleMoves<Order> = {
+    pending: (caller, request: MarkOrderPendingRequest) => this.markPending(caller, request),
+    confirm: (caller, request: ConfirmOrderRequest) => this.confirm(caller, request),
+    release: (caller, request: ReleaseOrderRequest) => this.release(caller, request),
+  };
 
   private findEvent(caller: AuthenticatedCaller, guid: string) {
     return findInCompanies('Event', caller.companyIds, guid, (companyIds, id) => this.orders.findEvent(companyIds, id));

@@ -33,6 +33,7 @@ import type { StockEngine } from '../stock/stock-engine.js';
 import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
 import { newLine, type LineRecord, type ReservationRecord, type StockTicket } from '../stock/sale.js';
 import { ReservationHomes, type ReservationHome } from './reservation-homes.js';
+import type { SaleMoves } from './sale-moves.js';
 
 /** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
 export function stateFilter(state: number | undefined): ReservationState | undefined {
@@ -90,6 +91,13 @@ export class ReservationService {
   ) {}
 
   private readonly homes = new ReservationHomes();
+
+  /** The moves of a reservation by their rows in SALE_MOVES. */
+  readonly moves: SaleMoves<Reservation> = {
+    pending: (caller, request: MarkReservationPendingRequest) => this.markPending(caller, request),
+    confirm: (caller, request: ConfirmReservationRequest) => this.confirm(caller, request),
+    release: (caller, request: ReleaseReservationRequest) => this.release(caller, request),
+  };
 
   /** Expires what is due on these tickets before they are read. */
   async settleDue(ticketGuids: readonly string[]): Promise<boolean> {
