@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
-import { BACKEND_NEUTRAL_FILES } from './test/projects.js';
+import { BOTH_BACKENDS_FILES } from './test/projects.js';
 
 /**
- * Every suite runs on the embedded default (SQLite + in-process cache) and, when
- * TEST_MYSQL_URL and TEST_REDIS_URL are set, again on MySQL/MariaDB + Redis, except the files
- * that never reach the backend (test/projects.ts): those run once, in the embedded project.
+ * Every test file runs on the embedded default (SQLite + in-process cache); when TEST_MYSQL_URL
+ * and TEST_REDIS_URL are set, the files whose subject is stored state, Redis or the process
+ * topology run again on MySQL/MariaDB + Redis (test/projects.ts, docs/testing.md "What runs where").
  */
 const withMysql = Boolean(process.env.TEST_MYSQL_URL && process.env.TEST_REDIS_URL);
 
@@ -18,7 +18,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], env: { TEST_BACKEND: 'embedded' } } },
       ...(withMysql
-        ? [{ extends: true, test: { name: 'mysql', include: ['test/**/*.test.ts'], exclude: BACKEND_NEUTRAL_FILES, env: { TEST_BACKEND: 'mysql' } } }]
+        ? [{ extends: true as const, test: { name: 'mysql', include: BOTH_BACKENDS_FILES, env: { TEST_BACKEND: 'mysql' } } }]
         : []),
     ],
   },
