@@ -54,6 +54,7 @@ export const BOTH_BACKENDS_FILES = [
   'test/stock/grpc-moves.test.ts',
   'test/stock/legacy-reservation.test.ts',
   'test/stock/limits.test.ts',
+  'test/stock/one-engine.test.ts',
   'test/stock/rest-moves.test.ts',
   'test/stock/rest-rush.test.ts',
   'test/stock/rush-cliff.test.ts',
