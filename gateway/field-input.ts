@@ -1,5 +1,6 @@
 import { fieldDef, INT32_MAX, type FieldDef, type FieldTable, type NestedValue } from '../lib/fields/kinds.js';
 import { parseTimestamp } from '../lib/time.js';
+import { longerThan, tooLong } from '../lib/fields/text-length.js';
 import type { BodyKind } from './body.js';
 
 export type InputValue = string | number | boolean | Date | string[] | NestedValue | NestedValue[] | null;
@@ -13,8 +14,8 @@ const TIMESTAMP_HINT = 'must be a date-time with a UTC offset, such as 2030-01-3
 /**
  * Type coercion of one body value into what its protobuf field carries (from the field's
  * kind in lib/fields): form values are all strings, JSON values may be the real type or its
- * string form. Only types are checked here; value rules (ranges, lengths, enumerations) are
- * the service's.
+ * string form. Only types are checked here, and a text's length against its field's limit (so
+ * no hostile length travels on); value rules (ranges, enumerations, patterns) are the service's.
  */
 export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
   if (Array.isArray(raw) && kind === 'form' && def.kind.type !== 'text-list') return { error: 'must be sent only once' };
@@ -22,8 +23,12 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
   // A form cannot send null: its empty string is null for a nullable field.
   if (raw === null || (nullable && kind === 'form' && raw === '')) return nullable ? { value: null } : { error: 'must not be null' };
   switch (def.kind.type) {
-    case 'guid':
     case 'text':
+      // Capped here too, from the table (issue 32, item 1): no text longer than its field's limit
+      // travels further than the gateway.
+      if (typeof raw === 'string' && longerThan(raw, def.kind.max)) return { error: tooLong(def.kind.max) };
+      return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };
+    case 'guid':
     case 'enum':
       return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };
     case 'decimal':

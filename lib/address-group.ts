@@ -11,11 +11,14 @@ export const DEFAULT_IPV6_PREFIX_LENGTH = 64;
  * the token endpoint (RATE_LIMIT_IPV6_PREFIX_LENGTH) and where an account signed in from (always
  * a /64, so a changed setting does not forget them).
  */
+/** An IPv6 address without its zone id (`fe80::1%eth0` -> `fe80::1`). */
+export const withoutZone = (address: string): string => address.split('%', 1)[0]!;
+
 export function addressGroup(address: string, ipv6PrefixLength = DEFAULT_IPV6_PREFIX_LENGTH): string {
   if (!isIPv6(address)) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
-  const [head = '', tail = ''] = address.replace(/%.*$/, '').split('::');
+  const [head = '', tail = ''] = withoutZone(address).split('::');
   // A trailing dotted IPv4 part is two groups; they lie beyond any prefix of 96 bits or less.
   const groups = (part: string) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [parseInt(g, 16)])) : []);
   const [h, t] = [groups(head), groups(tail)];

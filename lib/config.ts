@@ -162,12 +162,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** A URL with whatever stands between `//` and its last `@` hidden. */
+function withoutCredentials(url: string): string {
+  const start = url.indexOf('//');
+  const at = url.lastIndexOf('@');
+  return start >= 0 && at > start ? `${url.slice(0, start)}//***${url.slice(at)}` : url;
+}
+
 /** A bad value as it may be shown in an error: secrets never, URLs without their credentials. */
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
   // A limit or a lifetime of tokens is not a secret (TOKEN_RATE_LIMIT_PER_ACCOUNT, RATE_LIMIT_PER_TOKEN).
   if (/SECRET|PASSWORD|TOKEN|KEYS?$/.test(name) && !/RATE_LIMIT|_TTL_/.test(name)) return `a value of ${value.length} characters`;
-  if (/_URL$/.test(name)) return JSON.stringify(value.replace(/\/\/.*@/, '//***@'));
+  if (/_URL$/.test(name)) return JSON.stringify(withoutCredentials(value));
   return JSON.stringify(value);
 }
 

@@ -13,7 +13,7 @@ const SHAPES: Array<[RegExp, string]> = [
   [new RegExp(String.raw`\b(Bearer|Basic)${SEPARATOR}[^\s"\\,;]+`, 'gi'), `$1 ${REDACTED}`],
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, REDACTED],
   [/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, REDACTED],
-  [/(\w+:\/\/[^:/@\s"]*:)[^@\s"]+@/g, `$1${REDACTED}@`],
+  [/((?<!\w)\w+:\/\/[^:/@\s"]*:)[^@\s"]+@/g, `$1${REDACTED}@`],
 ];
 
 const known = new Set<string>();

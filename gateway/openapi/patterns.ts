@@ -1,23 +1,11 @@
 import type { FieldKind } from '../../lib/fields/kinds.js';
 import { GUID_PATTERN } from '../../lib/ids.js';
+import { HTTP_URL_PATTERN, integersUpTo } from '../../lib/webhooks/url-pattern.js';
 
 /**
  * JSON Schema patterns (ECMA-262, no flags) for what the server reads from text: each is the
  * server's rule or a subset of it, so a value the document allows is never refused for its form.
  */
-
-/** Non-negative integers without leading zeros, up to `max` (a digit string): the usual digit-by-digit alternation. */
-function integersUpTo(max: string): string[] {
-  const alternatives: string[] = [];
-  if (max.length >= 2) alternatives.push('0', `[1-9]\\d{0,${max.length - 2}}`);
-  for (let i = 0; i < max.length; i++) {
-    const lowest = i === 0 && max.length > 1 ? 1 : 0;
-    const digit = Number(max[i]);
-    if (digit > lowest) alternatives.push(`${max.slice(0, i)}[${lowest}-${digit - 1}]${'\\d'.repeat(max.length - 1 - i)}`);
-  }
-  alternatives.push(max);
-  return alternatives;
-}
 
 /** One or two decimals (a shorter one read as its two-digit form) up to `max`, two digits. */
 function decimalsUpTo(max: string): string {
@@ -46,17 +34,8 @@ export function decimalPattern(kind: Extract<FieldKind, { type: 'decimal' }>): s
 /** A date-time as the ticket service takes it: RFC 3339 with an offset, a year from 1000 (lib/time.ts; domain/field-checks.ts). */
 export const TIMESTAMP_PATTERN = '^[1-9]\\d{3}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:Z|[+-]\\d{2}:\\d{2})$';
 
-/**
- * An absolute http or https URL of a named host without user name or password
- * (lib/webhooks/targets.ts: urlProblem). A host's last label starts with a letter, so it is
- * never read as an IPv4 address; no label has two hyphens in a row (no "xn--", whose
- * punycode the URL parser would check); a port is at most 65535; a path, a query and a fragment, in
- * that order, made of the characters RFC 3986 leaves unencoded (no percent escapes, no brackets).
- */
-const URL_CHARACTER = "-A-Za-z0-9._~:@!$&'()*+,;=";
-export const HTTP_URL_PATTERN =
-  `^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?::(?:${integersUpTo('65535').join('|')}))?` +
-  `(?:/[${URL_CHARACTER}/]*)?(?:\\?[${URL_CHARACTER}/?]*)?(?:#[${URL_CHARACTER}/?]*)?$`;
+/** A webhook URL's form: the service's own pattern (lib/webhooks/url-pattern.ts). */
+export { HTTP_URL_PATTERN };
 
 /** A header value an HTTP client can send: visible ASCII and spaces. */
 export const HEADER_TEXT_PATTERN = '^[\\x20-\\x7e]*$';

@@ -12,11 +12,17 @@ interface ParsedDecimal {
   fraction: string;
 }
 
+function withoutTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits[end - 1] === '0') end -= 1;
+  return digits.slice(0, end);
+}
+
 function parse(text: string): ParsedDecimal | undefined {
   const match = DECIMAL.exec(text.trim());
   if (!match) return undefined;
   const integer = (match[2] ?? '').replace(/^0+(?=\d)/, '');
-  const fraction = (match[3] ?? '').replace(/0+$/, '');
+  const fraction = withoutTrailingZeros(match[3] ?? '');
   if (integer === '' && (match[3] ?? '') === '') return undefined;
   return { negative: match[1] === '-', integer: integer === '' ? '0' : integer, fraction };
 }

@@ -1,5 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { withoutZone } from '../address-group.js';
+import { URL_FORM_RULE } from './url-pattern.js';
 
 /**
  * Where webhooks may go (PRODUCT.md 10, docs/webhooks.md "Safety"): http or https, and
@@ -49,7 +51,7 @@ for (const [net, bits] of [
 
 /** An IPv6 address (zone id allowed) as its eight 16-bit groups, a trailing dotted IPv4 read as two. */
 function ipv6Groups(address: string): number[] {
-  const text = address.replace(/%.*$/, '').toLowerCase();
+  const text = withoutZone(address).toLowerCase();
   const parse = (part: string) => {
     if (part === '') return [];
     return part.split(':').flatMap((group) => {
@@ -90,7 +92,7 @@ export function isForbiddenAddress(address: string): boolean {
   if (family !== 6) return true;
   const v4 = embeddedIpv4(address);
   if (v4) return blocked.check(v4, 'ipv4');
-  return blocked.check(address.replace(/%.*$/, ''), 'ipv6');
+  return blocked.check(withoutZone(address), 'ipv6');
 }
 
 /** A URL's host as an address or name (brackets of an IPv6 literal removed). */
@@ -108,7 +110,7 @@ export function urlProblem(text: string, allowPrivate: boolean): string | undefi
   try {
     url = new URL(text);
   } catch {
-    return 'must be an absolute http or https URL';
+    return URL_FORM_RULE;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
   if (hasUserinfo(text, url)) return 'must not carry a user name or password';

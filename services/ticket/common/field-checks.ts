@@ -1,6 +1,6 @@
 import { INT32_MAX } from '../../../lib/fields/kinds.js';
 import { isEmail } from '../../../lib/fields/email.js';
-import { codePoints } from '../../../lib/fields/text-length.js';
+import { longerThan, tooLong } from '../../../lib/fields/text-length.js';
 
 /** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
 
@@ -10,7 +10,8 @@ const LATEST = Date.UTC(10000, 0, 1);
 
 export function checkText(value: string, rule: { max?: number; notBlank?: boolean; format?: 'email' | 'url' }): string | undefined {
   if (rule.notBlank && value.trim() === '') return 'must not be blank';
-  if (rule.max !== undefined && codePoints(value) > rule.max) return `must be at most ${rule.max} characters`;
+  // The length before any pattern (issue 32, item 1).
+  if (rule.max !== undefined && longerThan(value, rule.max)) return tooLong(rule.max);
   // A URL's rules are the webhook targets' (lib/webhooks/targets.ts).
   if (rule.format === 'email' && !isEmail(value)) return 'must be an e-mail address';
   return undefined;
