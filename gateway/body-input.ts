@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import type { Request, Response } from 'express';
-import { isServiceError, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { isServiceError, readErrorDetails, violationCount, type FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
 import { fieldDef, type FieldTable, type Resource } from '../lib/fields/kinds.js';
 import { toMessageFields } from '../lib/fields/messages.js';
@@ -66,13 +66,17 @@ export function bodyFields(resource: Resource, req: Request, res: Response): Rec
 export async function callWithTypeErrors<Res>(typeViolations: FieldViolation[], send: (validateOnly: boolean) => Promise<Res>): Promise<Res> {
   if (typeViolations.length === 0) return send(false);
   let serviceViolations: FieldViolation[] = [];
+  let serviceCount = 0;
   try {
     await send(true);
   } catch (err) {
     const details = isServiceError(err) && err.code === status.INVALID_ARGUMENT ? readErrorDetails(err) : {};
     if (!details.fieldViolations?.length) throw err;
     serviceViolations = details.fieldViolations;
+    serviceCount = violationCount(details);
   }
   const reported = new Set(typeViolations.map((v) => v.field));
-  throw invalidFields([...typeViolations, ...serviceViolations.filter((v) => !reported.has(v.field))]);
+  const others = serviceViolations.filter((v) => !reported.has(v.field));
+  // The service's count beyond those it listed cannot be told apart from the type errors: counted as others.
+  throw invalidFields([...typeViolations, ...others], undefined, typeViolations.length + others.length + (serviceCount - serviceViolations.length));
 }

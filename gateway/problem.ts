@@ -2,7 +2,7 @@ import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
-import { INVALID_FIELDS_MESSAGE, readErrorDetails, type FieldViolation } from '../lib/grpc/errors.js';
+import { INVALID_FIELDS_MESSAGE, MAX_VIOLATIONS_SHOWN, readErrorDetails, shownViolations, violationCount, type FieldViolation } from '../lib/grpc/errors.js';
 import { INTEGER_MEMBERS, isStockConflictCode, TICKET_BUSY } from '../lib/stock-conflicts.js';
 import { noteRefusal } from './request-log.js';
 
@@ -41,8 +41,10 @@ export function sendProblem(res: Response, problem: Problem): void {
 export const INVALID_QUERY_MESSAGE = 'The request has invalid query parameters.';
 
 /** The 422: every invalid field (or query parameter) in `errors`, and what the request did wrong in `detail`. */
-export function invalidFieldsProblem(errors: FieldViolation[], detail: string = INVALID_FIELDS_MESSAGE): Problem {
-  return { status: 422, detail, errors };
+export function invalidFieldsProblem(errors: FieldViolation[], detail: string = INVALID_FIELDS_MESSAGE, count = errors.length): Problem {
+  // The first 20 and, when there were more, how many in all (`error_count`; lib/grpc/errors.ts).
+  const total = Math.max(count, errors.length);
+  return { status: 422, detail, errors: shownViolations(errors), members: total > MAX_VIOLATIONS_SHOWN ? { error_count: total } : undefined };
 }
 
 /**
@@ -56,16 +58,17 @@ export class ProblemError extends Error {
   }
 }
 
-/** The 422 listing every invalid field, to throw. */
-export function invalidFields(errors: FieldViolation[], detail?: string): ProblemError {
-  return new ProblemError(invalidFieldsProblem(errors, detail));
+/** The 422 listing the invalid fields (the first 20, and their number when there were more), to throw. */
+export function invalidFields(errors: FieldViolation[], detail?: string, count?: number): ProblemError {
+  return new ProblemError(invalidFieldsProblem(errors, detail, count));
 }
 
 /** A problem in one line for the log: `insufficient_stock: Not enough stock…`, or the detail and each field's error. */
 function problemReason(problem: Problem): string {
   const code = problem.members?.code;
+  const more = typeof problem.members?.error_count === 'number' ? `; ${problem.members.error_count - (problem.errors?.length ?? 0)} more` : '';
   const fields = problem.errors?.map(({ field, description }) => `${field}: ${description}`).join('; ');
-  return `${code ? `${code}: ` : ''}${problem.detail}${fields ? ` (${fields})` : ''}`;
+  return `${code ? `${code}: ` : ''}${problem.detail}${fields ? ` (${fields}${more})` : ''}`;
 }
 
 /** The RFC 9457 body of a problem. */
@@ -144,7 +147,7 @@ export function problemFromGrpc(err: ServiceError): Problem {
   if (tooLarge) detail = 'The answer was too large to pass through the gateway; read it page by page.';
   if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
-  if (status === 422) return invalidFieldsProblem(details.fieldViolations!, detail);
+  if (status === 422) return invalidFieldsProblem(details.fieldViolations!, detail, violationCount(details));
   return {
     status,
     detail,

@@ -10,8 +10,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * (a problem's detail and field errors, an OAuth error): never a secret or an internal message.
  */
 export function noteRefusal(res: Response, reason: string): void {
-  res.locals.refusal = reason;
+  res.locals.refusal = reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}...` : reason;
 }
+
+/** The most of a refusal's reason a log line carries (issue 32, item 7): a line stays small whatever the request. */
+const MAX_REASON_LENGTH = 2000;
 
 /**
  * Every request gets an id (a sane incoming X-Request-Id, or a new one), and when answered, its

@@ -378,9 +378,15 @@ export function componentSchemas(): Record<string, Schema> {
         status: { type: 'integer', description: 'The HTTP status code.' },
         detail: { type: 'string', description: 'What went wrong with this request and what to do about it.' },
         ...STOCK_PROBLEM_MEMBERS,
+        error_count: {
+          type: 'integer',
+          minimum: 21,
+          description: 'How many invalid fields there were in all, when there were more than the 20 that `errors` lists (422).',
+        },
         errors: {
           type: 'array',
-          description: 'One entry per invalid field (422).',
+          maxItems: 20,
+          description: 'One entry per invalid field (422): the first 20; a field name or message longer than 200 characters is cut and ends in "...".',
           items: {
             type: 'object',
             required: ['field', 'message'],

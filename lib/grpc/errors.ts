@@ -36,6 +36,29 @@ const SHOWN_ID_LENGTH = 40;
 const TYPE_PREFIX = 'type.googleapis.com/';
 
 /**
+ * The most field violations one answer lists, gRPC or REST (issue 32, item 7): a body of
+ * 30,000 unknown keys is told about the first 20 and how many there were in all, not 30,000.
+ */
+export const MAX_VIOLATIONS_SHOWN = 20;
+/** How much of a field name or a violation's description an answer repeats (a key may be 1 MiB long). */
+const SHOWN_TEXT_LENGTH = 200;
+/** The ErrorInfo reason of an INVALID_ARGUMENT whose violations were cut; its metadata `violation_count` is the whole number. */
+export const VIOLATIONS_CUT_REASON = 'too_many_invalid_fields';
+
+const cut = (text: string) => (text.length > SHOWN_TEXT_LENGTH ? `${text.slice(0, SHOWN_TEXT_LENGTH)}...` : text);
+
+/** The violations an answer shows: the first MAX_VIOLATIONS_SHOWN, each field name and description at most 200 characters. */
+export function shownViolations(violations: readonly FieldViolation[]): FieldViolation[] {
+  return violations.slice(0, MAX_VIOLATIONS_SHOWN).map(({ field, description }) => ({ field: cut(field), description: cut(description) }));
+}
+
+/** How many violations an INVALID_ARGUMENT stood for: its `violation_count` when they were cut, else those it lists. */
+export function violationCount(details: ErrorDetails): number {
+  const count = details.reason === VIOLATIONS_CUT_REASON ? Number(details.reasonMetadata?.violation_count) : NaN;
+  return Number.isInteger(count) && count > 0 ? count : (details.fieldViolations?.length ?? 0);
+}
+
+/**
  * An error that is meant to cross a process boundary: a gRPC status code, a message that is
  * safe to show to the caller, and standard google.rpc details.
  */
@@ -78,9 +101,13 @@ export class RpcError extends Error {
 /** The status object a grpc-js server callback takes, with details in the standard trailer. */
 export function toStatusObject(err: RpcError): Partial<StatusObject> {
   const details: Any[] = [];
-  const { fieldViolations, reason, reasonMetadata, retryAfterSeconds, resource } = err.details;
+  const { fieldViolations, retryAfterSeconds, resource } = err.details;
+  let { reason, reasonMetadata } = err.details;
   if (fieldViolations?.length) {
-    details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: fieldViolations.map((v) => ({ ...v, reason: '' })) }).finish()));
+    // The first 20 cross the wire, and how many there were when more (issue 32, item 7).
+    if (fieldViolations.length > MAX_VIOLATIONS_SHOWN && !reason) [reason, reasonMetadata] = [VIOLATIONS_CUT_REASON, { violation_count: String(fieldViolations.length) }];
+    const shown = shownViolations(fieldViolations);
+    details.push(pack('google.rpc.BadRequest', BadRequest.encode({ field_violations: shown.map((v) => ({ ...v, reason: '' })) }).finish()));
   }
   if (reason) details.push(pack('google.rpc.ErrorInfo', ErrorInfo.encode({ reason, domain: 'ticketing', metadata: reasonMetadata ?? {} }).finish()));
   if (resource) {
