@@ -17,6 +17,19 @@ import { noteRefusal } from '../request-log.js';
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 
 /**
+ * The token endpoints' parameters, each a string or absent (RFC 6749: form parameters; a JSON
+ * body's member of another type, such as `"company_id": []`, `false` or `{}`, or a parameter
+ * sent twice, is no parameter we can read): the first one that is not, or undefined (issue 32,
+ * item 15). A number is read as its digits, as before.
+ */
+function unreadableParameter(body: Record<string, unknown>, names: readonly string[]): string | undefined {
+  return names.find((name) => body[name] !== undefined && typeof body[name] !== 'string' && typeof body[name] !== 'number');
+}
+
+const TOKEN_PARAMETERS = ['grant_type', 'username', 'password', 'company_id', 'refresh_token', 'client_id', 'client_secret', 'scope'] as const;
+const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
+
+/**
  * A body of the auth API as its request message's text fields, by its table in
  * lib/fields/user.ts: each key sent is typed as every body is (gateway/field-input.ts: a
  * name of 0 "must be a string"), other keys are ignored; an absent required field is empty
@@ -89,6 +102,11 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   router.post('/tokens', async (req, res) => {
     res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
+    const unreadable = unreadableParameter(body, TOKEN_PARAMETERS);
+    if (unreadable) {
+      sendOAuthRequestError(res, { status: 400, detail: `${unreadable} must be a string, sent once.` });
+      return;
+    }
     const basic = basicCredentials(req);
     const request: IssueTokenRequest = {
       grant_type: str(body.grant_type),
@@ -116,6 +134,11 @@ export function authRoutes(clients: BackendClients, call: Caller): Router {
   router.post('/tokens/revoke', async (req, res) => {
     res.set(NO_STORE);
     const body = req.body as Record<string, unknown>;
+    const unreadable = unreadableParameter(body, REVOKE_PARAMETERS);
+    if (unreadable) {
+      sendOAuthRequestError(res, { status: 400, detail: `${unreadable} must be a string, sent once.` });
+      return;
+    }
     if (!str(body.token)) {
       sendOAuthRequestError(res, { status: 400, detail: 'token is required.' });
       return;

@@ -16,7 +16,7 @@ import { signUpValues } from './domain/sign-up-rules.js';
 import { checkedName } from './domain/text-rules.js';
 import type { RevocationFeed } from './revocation-feed.js';
 import type { SessionCache } from './session-cache.js';
-import { DuplicateEmailError, type AuthStore, type CompanyRow, type UserRow } from './store/auth-store.js';
+import { DuplicateEmailError, type AuthStore, type ApiClientRow, type CompanyRow, type UserRow } from './store/auth-store.js';
 
 export interface AuthSettings {
   signupEnabled: boolean;
@@ -73,7 +73,7 @@ export class AuthService {
       case 'password':
         return this.passwordGrant(request, clientAddress);
       case 'refresh_token':
-        return this.refreshGrant(request);
+        return this.refreshGrant(request, clientAddress);
       case 'client_credentials':
         return this.clientCredentialsGrant(request, clientAddress);
       case '':
@@ -87,6 +87,7 @@ export class AuthService {
     if (!request.username || !request.password) {
       throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'username and password are required.');
     }
+    await this.checkSentClient(request, clientAddress);
     // Counted per user, not per spelling: the database's collation matches other spellings of
     // an e-mail address (case, accents, full-width forms) to the same user.
     const user = await this.store.findUserByEmail(request.username.trim());
@@ -101,7 +102,19 @@ export class AuthService {
     return this.startSession(user, null, request.company_id, true);
   }
 
-  private async clientCredentialsGrant(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
+  /**
+   * RFC 6749 3.2.1: a client that authenticates (a client id or secret sent, in HTTP Basic or
+   * the body) must be authenticated, whatever the grant (issue 32, item 15): the password and
+   * refresh_token grants take no client, but credentials that are sent and wrong are 401
+   * invalid_client, as with client_credentials. The session is not bound to the client (an API
+   * client's own sessions are the client_credentials grant's).
+   */
+  private async checkSentClient(request: IssueTokenRequest, clientAddress: string): Promise<void> {
+    if (request.client_id || request.client_secret) await this.authenticatedClient(request, clientAddress);
+  }
+
+  /** The API client and its owner that the request's client_id and client_secret authenticate; 401 invalid_client otherwise. */
+  private async authenticatedClient(request: IssueTokenRequest, clientAddress: string): Promise<{ client: ApiClientRow; user: UserRow }> {
     if (!request.client_id || !request.client_secret) {
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'client_id and client_secret are required.');
     }
@@ -119,12 +132,18 @@ export class AuthService {
       throw oauthError(status.UNAUTHENTICATED, 'invalid_client', 'Client authentication failed.');
     }
     await this.limits.recordSuccess(account, clientAddress);
+    return { client, user };
+  }
+
+  private async clientCredentialsGrant(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
+    const { client, user } = await this.authenticatedClient(request, clientAddress);
     // A client never gets more than the companies it was created for (and the user still belongs to).
     return this.startSession(user, client.client_id, request.company_id || '*', false, client.company_ids);
   }
 
-  private async refreshGrant(request: IssueTokenRequest): Promise<IssueTokenResponse> {
+  private async refreshGrant(request: IssueTokenRequest, clientAddress: string): Promise<IssueTokenResponse> {
     if (!request.refresh_token) throw oauthError(status.INVALID_ARGUMENT, 'invalid_request', 'refresh_token is required.');
+    await this.checkSentClient(request, clientAddress);
     const tokenHash = sha256(request.refresh_token);
     const stored = await this.store.findRefreshToken(tokenHash);
     if (!stored) throw invalidGrant('The refresh token is invalid.');
