@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { addressGroup } from '../lib/address-group.js';
 import type { Config } from '../lib/config.js';
 import { bearerTokenOf } from '../lib/grpc/caller.js';
+import { claimedSessionId } from '../lib/tokens/verify.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
 import { WindowCounter, type WindowCount } from '../lib/rate-limit/window-counter.js';
@@ -90,8 +91,16 @@ function addressKey(req: Request, ipv6PrefixLength: number): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
-/** A bearer token's partition: its SHA-256, so no token is ever a Redis key (nor logged). */
+/**
+ * A bearer token's partition: its session (issue 32, item 9), so every token of one session
+ * (each spelling, and each new access token a refresh gives it) draws on one allowance. The
+ * gateway checks no signature: the session is the token's `sid` claim as written, which only
+ * whoever saw a token of that session knows (a random GUID). Anything else is counted by its
+ * own text. Hashed either way, so no token or session id is ever a Redis key (nor logged).
+ */
 function tokenKey(req: Request): string | undefined {
   const token = bearerTokenOf(req.get('authorization'));
-  return token ? sha256(token) : undefined;
+  if (!token) return undefined;
+  const session = claimedSessionId(token);
+  return session ? `session:${sha256(session)}` : sha256(token);
 }

@@ -386,7 +386,7 @@ export function componentSchemas(): Record<string, Schema> {
         errors: {
           type: 'array',
           maxItems: 20,
-          description: 'One entry per invalid field (422): the first 20; a field name or message longer than 200 characters is cut and ends in "...".',
+          description: 'One entry per invalid field (422): the first 20; a field name longer than 200 characters, or a message longer than 1,000, is cut and ends in "...".',
           items: {
             type: 'object',
             required: ['field', 'message'],

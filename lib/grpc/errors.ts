@@ -40,16 +40,19 @@ const TYPE_PREFIX = 'type.googleapis.com/';
  * 30,000 unknown keys is told about the first 20 and how many there were in all, not 30,000.
  */
 export const MAX_VIOLATIONS_SHOWN = 20;
-/** How much of a field name or a violation's description an answer repeats (a key may be 1 MiB long). */
-const SHOWN_TEXT_LENGTH = 200;
+/** How much of a field name an answer repeats (a key may be 1 MiB long), and of a description (which may quote a nested key). */
+const SHOWN_FIELD_LENGTH = 200;
+const SHOWN_DESCRIPTION_LENGTH = 1000;
 /** The ErrorInfo reason of an INVALID_ARGUMENT whose violations were cut; its metadata `violation_count` is the whole number. */
 export const VIOLATIONS_CUT_REASON = 'too_many_invalid_fields';
 
-const cut = (text: string) => (text.length > SHOWN_TEXT_LENGTH ? `${text.slice(0, SHOWN_TEXT_LENGTH)}...` : text);
+const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length)}...` : text);
 
-/** The violations an answer shows: the first MAX_VIOLATIONS_SHOWN, each field name and description at most 200 characters. */
+/** The violations an answer shows: the first MAX_VIOLATIONS_SHOWN, each field name cut at 200 characters and description at 1,000. */
 export function shownViolations(violations: readonly FieldViolation[]): FieldViolation[] {
-  return violations.slice(0, MAX_VIOLATIONS_SHOWN).map(({ field, description }) => ({ field: cut(field), description: cut(description) }));
+  return violations
+    .slice(0, MAX_VIOLATIONS_SHOWN)
+    .map(({ field, description }) => ({ field: cut(field, SHOWN_FIELD_LENGTH), description: cut(description, SHOWN_DESCRIPTION_LENGTH) }));
 }
 
 /** How many violations an INVALID_ARGUMENT stood for: its `violation_count` when they were cut, else those it lists. */

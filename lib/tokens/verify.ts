@@ -1,6 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { TOKEN_ALGORITHM } from './keys.js';
+import { isCanonicalToken } from './canonical.js';
+import { isGuid } from '../ids.js';
 
 export interface VerifiedToken {
   userId: string;
@@ -28,7 +30,7 @@ export function tokenKeyId(token: string): string | undefined {
 }
 
 /**
- * Checks an access token: ES256 pinned, signed by the key its `kid` names (looked up in
+ * Checks an access token: in its one spelling (lib/tokens/canonical.ts), ES256 pinned, signed by the key its `kid` names (looked up in
  * `keyFor`), and exp, iss, aud, sub and sid all present and right. Undefined for any token that
  * is not ours, not intact, not current, or signed by a key not (or no longer) accepted.
  */
@@ -38,6 +40,8 @@ export function verifyAccessToken(
   expected: TokenAudience,
   options: { ignoreExpiration?: boolean } = {},
 ): VerifiedToken | undefined {
+  // One token, one spelling: a high-s signature or a non-canonical base64url part is no token of ours.
+  if (!isCanonicalToken(token)) return undefined;
   const kid = tokenKeyId(token);
   const key = kid === undefined ? undefined : keyFor(kid);
   if (!kid || !key) return undefined;
@@ -54,4 +58,20 @@ export function verifyAccessToken(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The session id a token claims (`sid`), without checking the signature: for counting only
+ * (the gateway's per-token rate limit keys on the session), never for deciding access.
+ * Undefined when it is no JWT or claims no session of the form we issue (a GUID).
+ */
+export function claimedSessionId(token: string): string | undefined {
+  let sid: unknown;
+  try {
+    const payload = jwt.decode(token, { json: true });
+    sid = payload?.sid;
+  } catch {
+    return undefined;
+  }
+  return typeof sid === 'string' && isGuid(sid) ? sid.toLowerCase() : undefined;
 }

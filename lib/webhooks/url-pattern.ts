@@ -63,6 +63,8 @@ const HTTP_OR_ADDRESS_URL = new RegExp(HTTP_OR_ADDRESS_URL_PATTERN);
 
 /** The words of a URL refused for its form. */
 export const URL_FORM_RULE = 'must be an absolute http or https URL';
+/** The words of a public address where only names are taken. */
+export const ADDRESS_HOST_RULE = 'must name its host: an address such as 203.0.113.7 is taken only where private targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS=true)';
 
 /** Whether a URL has the form HTTP_URL_PATTERN states (or, with private targets allowed, HTTP_OR_ADDRESS_URL_PATTERN). */
 export const hasUrlForm = (text: string, allowPrivate: boolean): boolean => (allowPrivate ? HTTP_OR_ADDRESS_URL : HTTP_URL).test(text);

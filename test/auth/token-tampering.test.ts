@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
+import { withLowS } from '../../lib/tokens/canonical.js';
 
 describe('access tokens that must be refused', () => {
   let stack: TestStack;
@@ -27,8 +28,9 @@ describe('access tokens that must be refused', () => {
     expect(response.headers.get('content-type')).toContain('application/problem+json');
   };
 
+  // In the one spelling the auth service signs (low s: lib/tokens/canonical.ts), so each token is refused for its own reason only.
   const sign = (payload: object, options: jwt.SignOptions, key = signingKey) =>
-    jwt.sign(payload, key, { algorithm: 'ES256', keyid: kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, ...options });
+    withLowS(jwt.sign(payload, key, { algorithm: 'ES256', keyid: kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims.sub, ...options }));
 
   it('accepts the genuine token (control)', async () => {
     expect((await request(`${stack.authUrl}/users/me`, { headers: bearer(account.accessToken) })).status).toBe(200);

@@ -23,6 +23,7 @@ import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
 import { bearer, request, type Account, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
+import { withLowS } from '../../lib/tokens/canonical.js';
 
 let stack: TestStack;
 let account: Account;
@@ -101,7 +102,7 @@ describe('a refused access token', () => {
   const ownKey = () => createPrivateKey({ key: Buffer.from(stack.env.AUTH_SIGNING_KEY!, 'base64'), format: 'der', type: 'pkcs8' });
   const anotherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
   const signed = (payload: object, key: KeyObject, options: jwt.SignOptions = {}) =>
-    jwt.sign(payload, key, { algorithm: 'ES256', keyid: jwt.decode(account.accessToken, { complete: true })!.header.kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims().sub, ...options });
+    withLowS(jwt.sign(payload, key, { algorithm: 'ES256', keyid: jwt.decode(account.accessToken, { complete: true })!.header.kid, issuer: 'ticketing-auth', audience: 'ticketing-api', subject: claims().sub, ...options }));
 
   it('an expired one says it expired and to use grant_type=refresh_token, in WWW-Authenticate (RFC 6750) and the problem', async () => {
     const exp = Math.floor(Date.now() / 1000) - 120;

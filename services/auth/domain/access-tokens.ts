@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { newGuid } from '../../../lib/ids.js';
 import { TOKEN_ALGORITHM } from '../../../lib/tokens/keys.js';
+import { withLowS } from '../../../lib/tokens/canonical.js';
 import { verifyAccessToken, type TokenAudience, type VerifiedToken } from '../../../lib/tokens/verify.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -20,7 +21,8 @@ export class AccessTokens {
   }
 
   sign(userId: string, sessionId: string): string {
-    return jwt.sign({ sid: sessionId }, this.keys.signingKey, {
+    // Its one spelling: the verifiers refuse a high s (lib/tokens/canonical.ts).
+    return withLowS(jwt.sign({ sid: sessionId }, this.keys.signingKey, {
       algorithm: TOKEN_ALGORITHM,
       keyid: this.keys.signingKeyId,
       subject: userId,
@@ -28,7 +30,7 @@ export class AccessTokens {
       audience: this.expected.audience,
       expiresIn: this.ttlSeconds,
       jwtid: newGuid(),
-    });
+    }));
   }
 
   /** Returns the claims, or undefined for any token that is not ours, not intact, not current or signed by a key no longer accepted. */

@@ -20,7 +20,7 @@ import {
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { resolveTarget, TargetRefused, urlProblem, URL_RULE } from '../../../lib/webhooks/targets.js';
-import { hasUrlForm, URL_FORM_RULE } from '../../../lib/webhooks/url-pattern.js';
+import { ADDRESS_HOST_RULE, hasUrlForm, URL_FORM_RULE } from '../../../lib/webhooks/url-pattern.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { etagOf } from '../catalogue/etag.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
@@ -65,8 +65,14 @@ export class WebhookService {
       if (!valid) violations.push({ field: 'events', description: EVENTS_RULE });
     }
     if (values.url !== undefined) {
-      // The form the document states first (lib/webhooks/url-pattern.ts), then the target.
-      const problem = hasUrlForm(values.url, this.allowPrivateTargets) ? urlProblem(values.url, this.allowPrivateTargets) : URL_FORM_RULE;
+      // The form the document states first (lib/webhooks/url-pattern.ts), then the target. An
+      // address where only names are taken: a private one says which setting allows it.
+      const allow = this.allowPrivateTargets;
+      const problem = hasUrlForm(values.url, allow)
+        ? urlProblem(values.url, allow)
+        : hasUrlForm(values.url, true)
+          ? (urlProblem(values.url, false) ?? ADDRESS_HOST_RULE)
+          : URL_FORM_RULE;
       if (problem) violations.push({ field: 'url', description: problem });
       else if (!this.allowPrivateTargets) {
         // A name that resolves into the private network is refused now too; one that does not resolve yet is kept (delivery checks again).
