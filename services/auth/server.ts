@@ -15,7 +15,7 @@ import { AccessTokens } from './domain/access-tokens.js';
 import { SigningKeys } from './domain/signing-keys.js';
 import { TokenRateLimits } from './domain/rate-limiter.js';
 import { authRpcHandlers } from './rpc.js';
-import { MemorySessionCache, RedisSessionCache, type SessionCache } from './session-cache.js';
+import { MemorySessionCache, RedisSessionCache, SessionEntrySeal, type SessionCache } from './session-cache.js';
 import { AuthStore } from './store/auth-store.js';
 import { authMigrations } from './store/migrations.js';
 import { migrateAndReport } from '../../lib/migrate-latest.js';
@@ -55,10 +55,11 @@ export interface AuthComponents {
 export async function createAuthService(config: Config, db: Knex, logger: Logger, options: { cache?: SessionCache; /** Where token rate limits are counted; without one, in this process. */ rateLimitStore?: RateLimitStore } = {}): Promise<AuthComponents> {
   const store = new AuthStore(db);
   const whitelabelId = await store.ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
+  const rateLimitSecret = rateLimitSecretOf(config, logger);
   const cache: SessionCache =
     options.cache ??
     (config.REDIS_URL
-      ? new RedisSessionCache(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.SESSION_CACHE_TTL_SECONDS, config.REDIS_COMMAND_TIMEOUT_MS, logger)
+      ? new RedisSessionCache(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.SESSION_CACHE_TTL_SECONDS, config.REDIS_COMMAND_TIMEOUT_MS, logger, new SessionEntrySeal(rateLimitSecret))
       : new MemorySessionCache(config.SESSION_CACHE_TTL_SECONDS));
   observePool('auth', db);
   observeCache(config.REDIS_URL ? 'redis' : 'memory', () => cache.isHealthy());
@@ -72,7 +73,7 @@ export async function createAuthService(config: Config, db: Knex, logger: Logger
   const limits = new TokenRateLimits(
     { perAccount: config.TOKEN_RATE_LIMIT_PER_ACCOUNT, perAccountTotal: config.TOKEN_RATE_LIMIT_PER_ACCOUNT_TOTAL, perAddress: config.TOKEN_RATE_LIMIT_PER_ADDRESS, windowSeconds: config.TOKEN_RATE_LIMIT_WINDOW_SECONDS, ipv6PrefixLength: config.RATE_LIMIT_IPV6_PREFIX_LENGTH },
     store,
-    rateLimitSecretOf(config, logger),
+    rateLimitSecret,
     options.rateLimitStore,
   );
   const revocations = new RevocationFeed(store, config.REVOCATION_POLL_INTERVAL_MS, (config.ACCESS_TOKEN_TTL_SECONDS + 60) * 1000, logger);

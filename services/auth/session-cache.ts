@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../lib/logger.js';
 import { closeRedis, openRedis, withTimeout, type RedisConnection } from '../../lib/redis-connection.js';
 
@@ -76,6 +77,41 @@ export class MemorySessionCache implements SessionCache {
 }
 
 /**
+ * An entry as Redis holds it: `<MAC>.<JSON>`, the MAC an HMAC-SHA-256 of the session id and the
+ * JSON under a key only the auth service holds (derived from AUTH_RATE_LIMIT_SECRET). Whoever
+ * can write to Redis (every process that has REDIS_URL) cannot make an entry the auth service
+ * believes: one without a valid MAC for its own session id (forged, altered, copied from
+ * another session, or from before MACs) is ignored and the database answers (issue 32, item 3).
+ */
+export class SessionEntrySeal {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update('session cache entries v1').digest();
+  }
+
+  seal(sessionId: string, session: CachedSession): string {
+    const json = JSON.stringify(session);
+    return `${this.mac(sessionId, json)}.${json}`;
+  }
+
+  /** The entry's session when its MAC is right for this session id, else undefined. */
+  open(sessionId: string, raw: string): Partial<CachedSession> | undefined {
+    const dot = raw.indexOf('.');
+    if (dot < 0) return undefined;
+    const given = Buffer.from(raw.slice(0, dot), 'base64url');
+    const json = raw.slice(dot + 1);
+    const expected = Buffer.from(this.mac(sessionId, json), 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    return JSON.parse(json) as Partial<CachedSession>;
+  }
+
+  private mac(sessionId: string, json: string): string {
+    return createHmac('sha256', this.key).update(sessionId).update('\n').update(json).digest('base64url');
+  }
+}
+
+/**
  * Redis cache with a short per-command timeout and no offline queue: while Redis is down
  * every call costs at most the timeout and the database answers. Revocations that could
  * not reach Redis are kept and written as soon as it is back, and until then those
@@ -90,7 +126,8 @@ export class RedisSessionCache implements SessionCache {
     private readonly prefix: string,
     private readonly ttlSeconds: number,
     private readonly timeoutMs: number,
-    logger: Logger,
+    private readonly logger: Logger,
+    private readonly seal: SessionEntrySeal,
   ) {
     this.client = openRedis(url, logger, { whileDown: 'sessions are read from the database', ready: 'redis session cache ready' }, () => void this.flushPending());
   }
@@ -104,7 +141,14 @@ export class RedisSessionCache implements SessionCache {
     if (this.pendingRevocations.has(sessionId) || !this.client.isReady) return undefined;
     try {
       const raw = await this.withTimeout(this.client.get(this.key(sessionId)));
-      return raw ? current(JSON.parse(raw) as Partial<CachedSession>) : undefined;
+      if (!raw) return undefined;
+      const entry = this.seal.open(sessionId, raw);
+      if (!entry) {
+        // Not written by an auth service (or from before MACs): never believed, the database answers.
+        this.logger.warn('session cache entry without a valid MAC ignored');
+        return undefined;
+      }
+      return current(entry);
     } catch {
       return undefined;
     }
@@ -113,7 +157,7 @@ export class RedisSessionCache implements SessionCache {
   async fill(sessionId: string, session: CachedSession): Promise<void> {
     if (!this.client.isReady || this.pendingRevocations.has(sessionId)) return;
     try {
-      await this.withTimeout(this.client.set(this.key(sessionId), JSON.stringify(session), { EX: this.ttlSeconds, NX: true }));
+      await this.withTimeout(this.client.set(this.key(sessionId), this.seal.seal(sessionId, session), { EX: this.ttlSeconds, NX: true }));
     } catch {
       // A cache that cannot be filled costs a database read next time, nothing more.
     }
@@ -142,7 +186,7 @@ export class RedisSessionCache implements SessionCache {
     if (!this.client.isReady) return;
     for (const sessionId of [...this.pendingRevocations]) {
       try {
-        await this.withTimeout(this.client.set(this.key(sessionId), JSON.stringify(REVOKED), { EX: this.ttlSeconds }));
+        await this.withTimeout(this.client.set(this.key(sessionId), this.seal.seal(sessionId, REVOKED), { EX: this.ttlSeconds }));
         this.pendingRevocations.delete(sessionId);
       } catch {
         return;
