@@ -73,8 +73,11 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   AUTH_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   TICKET_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
+  // The webhook worker's own user on the ticket schema, with only the outbox tables' rights it
+  // uses (services/webhooks/delivery-store.ts WORKER_TABLE_RIGHTS); unset: TICKET_DATABASE_URL.
+  WEBHOOK_DATABASE_URL: z.preprocess(emptyAsUnset, databaseUrl),
   // The migration run's alone (compose's migrate, the Kubernetes Job): an administrator that creates
-  // each service's schema and its own user from the two URLs above (services/database-users.ts).
+  // each service's schema and its own user from the URLs above (services/database-users.ts).
   DATABASE_ADMIN_URL: z.preprocess(emptyAsUnset, databaseUrl),
   REDIS_URL: z.preprocess(emptyAsUnset, z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional()),
   REDIS_KEY_PREFIX: z.string().default('ticketing:'),

@@ -26,3 +26,21 @@ export async function ensureServiceDatabases(admin: Knex, databases: ServiceData
     await admin.raw("GRANT ALL PRIVILEGES ON ??.* TO ?@'%'", [database, user]);
   }
 }
+
+/**
+ * A user limited to some tables of a schema (the webhook worker's on the ticket schema): made or
+ * given its password again, every right it had on the schema taken back, then exactly `rights`
+ * (table -> privileges) and LOCK TABLES (which MySQL asks of a locking read) granted. Run after
+ * the schema's migrations, when the tables exist.
+ */
+export async function ensureTableUser(admin: Knex, { user, password, database }: ServiceDatabase, rights: Readonly<Record<string, readonly string[]>>): Promise<void> {
+  await admin.raw("CREATE USER IF NOT EXISTS ?@'%' IDENTIFIED BY ?", [user, password]);
+  await admin.raw("ALTER USER ?@'%' IDENTIFIED BY ?", [user, password]);
+  await admin.raw("REVOKE ALL PRIVILEGES, GRANT OPTION FROM ?@'%'", [user]);
+  await admin.raw("GRANT LOCK TABLES ON ??.* TO ?@'%'", [database, user]);
+  for (const [table, privileges] of Object.entries(rights)) {
+    // Privilege names come from the code (WORKER_TABLE_RIGHTS), never from input.
+    if (!privileges.every((p) => /^[A-Z ]+$/.test(p))) throw new Error(`not a privilege list: ${privileges.join(', ')}`);
+    await admin.raw(`GRANT ${privileges.join(', ')} ON ??.?? TO ?@'%'`, [database, table, user]);
+  }
+}

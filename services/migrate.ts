@@ -6,7 +6,8 @@
  */
 import { ConfigError, type Config } from '../lib/config.js';
 import { createDatabase, type Knex } from '../lib/db.js';
-import { ensureServiceDatabases, serviceDatabaseOf } from './database-users.js';
+import { ensureServiceDatabases, ensureTableUser, serviceDatabaseOf } from './database-users.js';
+import { WORKER_TABLE_RIGHTS } from './webhooks/delivery-store.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { openAuthDatabase } from './auth/server.js';
 import { AuthStore } from './auth/store/auth-store.js';
@@ -28,7 +29,23 @@ export async function runMigrations(config: Config, logger?: Pick<Logger, 'debug
     await new AuthStore(db).ensureWhitelabel(config.DEFAULT_WHITELABEL_NAME);
   });
   const ticket = await migrate(openTicketDatabase(config, logger));
+  // The webhook worker's user gets its tables' rights once the tables exist.
+  if (config.DATABASE_ADMIN_URL && config.WEBHOOK_DATABASE_URL) await createWorkerUser(config, logger);
   return { auth, ticket };
+}
+
+/** With DATABASE_ADMIN_URL and WEBHOOK_DATABASE_URL: the worker's user, on the ticket schema's outbox tables only. */
+async function createWorkerUser(config: Config, logger?: Pick<Logger, 'debug' | 'warn'>): Promise<void> {
+  const worker = serviceDatabaseOf(config.WEBHOOK_DATABASE_URL!);
+  const ticket = serviceDatabaseOf(config.TICKET_DATABASE_URL!);
+  if (worker.database !== ticket.database) throw new ConfigError([`WEBHOOK_DATABASE_URL: must name the ticket service's database (${ticket.database}), where the outbox is`]);
+  if (worker.user === ticket.user) throw new ConfigError(['WEBHOOK_DATABASE_URL: must name a user of its own, not the ticket service\'s']);
+  const admin = createDatabase({ url: config.DATABASE_ADMIN_URL, sqliteFile: ':memory:', migrations: {}, logger });
+  try {
+    await ensureTableUser(admin, worker, WORKER_TABLE_RIGHTS);
+  } finally {
+    await admin.destroy();
+  }
 }
 
 /** With DATABASE_ADMIN_URL: each service's schema and user, before migrating as that user. */

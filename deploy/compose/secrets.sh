@@ -1,7 +1,7 @@
 #!/bin/sh
 # The stack's secrets for `docker compose up` with no setup (docker-compose.yml):
 # AUTH_SIGNING_KEY, AUTH_RATE_LIMIT_SECRET, INTERNAL_API_KEY, MYSQL_ROOT_PASSWORD,
-# AUTH_MYSQL_PASSWORD, TICKET_MYSQL_PASSWORD.
+# AUTH_MYSQL_PASSWORD, TICKET_MYSQL_PASSWORD, WEBHOOKS_MYSQL_PASSWORD.
 #
 #   ticketing-secrets init [SHARE=NAME,NAME...]...
 #       (the one-shot `init` service, before anything else starts)
@@ -16,8 +16,8 @@
 #       that holds them all.
 #   ticketing-secrets COMMAND...  (the image's entrypoint, and mysql's; before a health check)
 #       Each secret the service declares in its environment (`NAME: ${NAME:-}`) and left empty
-#       is filled from the volume, and `${NAME}` of any secret in AUTH_DATABASE_URL or
-#       TICKET_DATABASE_URL is replaced by its value; then COMMAND runs in this process (exec).
+#       is filled from the volume, and `${NAME}` of any secret in AUTH_DATABASE_URL,
+#       TICKET_DATABASE_URL, WEBHOOK_DATABASE_URL or DATABASE_ADMIN_URL is replaced by its value; then COMMAND runs in this process (exec).
 #       Without the volume (plain `docker run`, Kubernetes) it changes nothing.
 #
 # TICKETING_SECRETS_DIR: where the volume is mounted (default /run/ticketing-secrets).
@@ -25,8 +25,8 @@
 set -eu
 
 dir=${TICKETING_SECRETS_DIR:-/run/ticketing-secrets}
-names="AUTH_SIGNING_KEY AUTH_RATE_LIMIT_SECRET INTERNAL_API_KEY MYSQL_ROOT_PASSWORD AUTH_MYSQL_PASSWORD TICKET_MYSQL_PASSWORD"
-templated="AUTH_DATABASE_URL TICKET_DATABASE_URL DATABASE_ADMIN_URL"
+names="AUTH_SIGNING_KEY AUTH_RATE_LIMIT_SECRET INTERNAL_API_KEY MYSQL_ROOT_PASSWORD AUTH_MYSQL_PASSWORD TICKET_MYSQL_PASSWORD WEBHOOKS_MYSQL_PASSWORD"
+templated="AUTH_DATABASE_URL TICKET_DATABASE_URL WEBHOOK_DATABASE_URL DATABASE_ADMIN_URL"
 shares=${TICKETING_SECRETS_SHARES_DIR:-/run/ticketing-shares}
 # The user the image's processes run as (node): they read the files, nobody else does.
 owner=${TICKETING_SECRETS_OWNER:-1000:1000}

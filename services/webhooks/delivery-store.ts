@@ -21,6 +21,20 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
+/**
+ * Every right the worker's SQL below needs, table by table, and nothing else: the migration run
+ * grants exactly these to the worker's own MySQL user (WEBHOOK_DATABASE_URL;
+ * services/database-users.ts), so a worker, which fetches URLs its tenants chose, cannot read or
+ * change stock, sales or anything else of the ticket schema (issue 32, item 10). The locking
+ * reads of webhook_endpoints (FOR UPDATE) need LOCK TABLES on MySQL, granted on the schema.
+ */
+export const WORKER_TABLE_RIGHTS: Readonly<Record<string, readonly string[]>> = {
+  webhook_events: ['SELECT', 'UPDATE', 'DELETE'],
+  webhook_endpoints: ['SELECT'],
+  webhook_deliveries: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  webhook_attempts: ['SELECT', 'INSERT', 'DELETE'],
+};
+
 /** Outbox events fanned out per transaction (and per worker round). */
 export const FAN_OUT_BATCH = 200;
 

@@ -45,7 +45,9 @@ const WORKER_POOL_MAX = 4;
  * first needs to finish.
  */
 export function openWorkerDatabase(config: Config, logger: Logger, shared?: Knex): Knex {
-  return shared && !config.TICKET_DATABASE_URL ? shared : openTicketDatabase(config, logger, WORKER_POOL_MAX);
+  // Its own MySQL user when it has one (WEBHOOK_DATABASE_URL: the outbox tables only), else the ticket service's.
+  const url = config.WEBHOOK_DATABASE_URL ?? config.TICKET_DATABASE_URL;
+  return shared && !url ? shared : openTicketDatabase({ ...config, TICKET_DATABASE_URL: url }, logger, WORKER_POOL_MAX);
 }
 
 export type WorkerConfig = Pick<

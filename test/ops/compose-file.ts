@@ -133,7 +133,7 @@ export function serviceRunning(compose: ComposeFile, script: string): [string, C
 
 /** deploy/compose/secrets.sh: `ticketing-secrets` in the image (its entrypoint) and in the mysql container. */
 export const SECRETS_SCRIPT = path.join(ROOT, 'deploy/compose/secrets.sh');
-export const SECRET_NAMES = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD'] as const;
+export const SECRET_NAMES = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD', 'WEBHOOKS_MYSQL_PASSWORD'] as const;
 /** Where the init service mounts each service's own secrets volume: its subdirectory SHARE of this. */
 export const SHARES_MOUNT = '/run/ticketing-shares';
 

@@ -81,13 +81,14 @@ const processOf = (service: ComposeService) => (Object.entries(ENTRYPOINTS).find
  * files of the secrets volume it mounts. The gateway has no database credentials; only the auth
  * service signs tokens; each service reaches its database as its own user.
  */
-const SECRET_SETTINGS = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'];
+const SECRET_SETTINGS = ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'AUTH_JWT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'WEBHOOK_DATABASE_URL', 'DATABASE_ADMIN_URL'];
 const HOLDS: Record<string, { settings: string[]; files: string[] }> = {
   auth: { settings: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL'], files: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_MYSQL_PASSWORD'] },
   ticket: { settings: ['TICKET_DATABASE_URL'], files: ['TICKET_MYSQL_PASSWORD'] },
-  webhooks: { settings: ['TICKET_DATABASE_URL'], files: ['TICKET_MYSQL_PASSWORD'] },
+  // Its own user (issue 32, item 10): the outbox tables of the ticket schema only.
+  webhooks: { settings: ['WEBHOOK_DATABASE_URL'], files: ['WEBHOOKS_MYSQL_PASSWORD'] },
   gateway: { settings: ['INTERNAL_API_KEY'], files: ['INTERNAL_API_KEY'] },
-  migrate: { settings: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'], files: ['MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD'] },
+  migrate: { settings: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'WEBHOOK_DATABASE_URL', 'DATABASE_ADMIN_URL'], files: ['MYSQL_ROOT_PASSWORD', 'AUTH_MYSQL_PASSWORD', 'TICKET_MYSQL_PASSWORD', 'WEBHOOKS_MYSQL_PASSWORD'] },
   mysql: { settings: [], files: ['MYSQL_ROOT_PASSWORD'] },
   proxy: { settings: [], files: [] },
 };
@@ -252,10 +253,11 @@ describe('docker-compose.yml', () => {
     const expected = {
       AUTH_DATABASE_URL: { user: 'ticketing_auth', password: generated.AUTH_MYSQL_PASSWORD, schema: 'ticketing_auth' },
       TICKET_DATABASE_URL: { user: 'ticketing_tickets', password: generated.TICKET_MYSQL_PASSWORD, schema: 'ticketing_tickets' },
+      WEBHOOK_DATABASE_URL: { user: 'ticketing_webhooks', password: generated.WEBHOOKS_MYSQL_PASSWORD, schema: 'ticketing_tickets' },
     };
     for (const [name, service] of nodeServices) {
       const config = configOf(service);
-      for (const which of ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL'] as const) {
+      for (const which of ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'WEBHOOK_DATABASE_URL'] as const) {
         const url = config[which];
         if (!HOLDS[name]!.settings.includes(which)) {
           expect(url, `${name} has no ${which}`).toBeUndefined();

@@ -125,8 +125,8 @@ const NEEDS: Record<string, { script: string; secrets: string[] }> = {
   gateway: { script: 'dist/gateway/main.js', secrets: ['INTERNAL_API_KEY'] },
   auth: { script: 'dist/services/auth/main.js', secrets: ['AUTH_SIGNING_KEY', 'AUTH_RATE_LIMIT_SECRET', 'INTERNAL_API_KEY', 'AUTH_DATABASE_URL'] },
   ticket: { script: 'dist/services/ticket/main.js', secrets: ['TICKET_DATABASE_URL'] },
-  webhooks: { script: 'dist/services/webhooks/worker.js', secrets: ['TICKET_DATABASE_URL'] },
-  'ticketing-migrate': { script: 'dist/services/migrate.js', secrets: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'DATABASE_ADMIN_URL'] },
+  webhooks: { script: 'dist/services/webhooks/worker.js', secrets: ['WEBHOOK_DATABASE_URL'] },
+  'ticketing-migrate': { script: 'dist/services/migrate.js', secrets: ['AUTH_DATABASE_URL', 'TICKET_DATABASE_URL', 'WEBHOOK_DATABASE_URL', 'DATABASE_ADMIN_URL'] },
 };
 
 describe('deploy/kubernetes', () => {
@@ -192,7 +192,7 @@ describe('deploy/kubernetes', () => {
       const config = configOf(base, workload);
       expect(config.NODE_ENV).toBe('production');
       // Each database URL is its service's own user, the admin URL the Job's alone.
-      const users = { AUTH_DATABASE_URL: 'ticketing_auth', TICKET_DATABASE_URL: 'ticketing_tickets', DATABASE_ADMIN_URL: 'root' } as const;
+      const users = { AUTH_DATABASE_URL: 'ticketing_auth', TICKET_DATABASE_URL: 'ticketing_tickets', WEBHOOK_DATABASE_URL: 'ticketing_webhooks', DATABASE_ADMIN_URL: 'root' } as const;
       for (const [key, user] of Object.entries(users)) {
         const url = config[key as keyof typeof users];
         if (url) expect(new URL(url.replace(/<[^>]+>/, 'x')).username, `${name} ${key}`).toBe(user);
@@ -436,7 +436,7 @@ describe('deploy/kubernetes', () => {
     const migrate = configOf(trial, named(trial, 'Job', 'ticketing-migrate'));
     const auth = configOf(trial, named(trial, 'Deployment', 'auth'));
     const hostOf = (url: string) => new URL(url.replace(/<[^>]+>/, 'x')).host;
-    for (const url of [migrate.AUTH_DATABASE_URL!, migrate.TICKET_DATABASE_URL!, migrate.DATABASE_ADMIN_URL!]) expect(hostOf(url)).toBe(`mysql:${(named(trial, 'Service', 'mysql').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
+    for (const url of [migrate.AUTH_DATABASE_URL!, migrate.TICKET_DATABASE_URL!, migrate.WEBHOOK_DATABASE_URL!, migrate.DATABASE_ADMIN_URL!]) expect(hostOf(url)).toBe(`mysql:${(named(trial, 'Service', 'mysql').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
     expect(hostOf(auth.REDIS_URL!)).toBe(`redis:${(named(trial, 'Service', 'redis').spec as { ports: Array<{ port: number }> }).ports[0]!.port}`);
     const mysql = containerOf(named(trial, 'StatefulSet', 'mysql'));
     expect(mysql.env!.map((v) => v.name), 'the image makes its root account only').toEqual(['MYSQL_ROOT_PASSWORD']);
