@@ -35,3 +35,12 @@ export function webhookReceiver(secret: string, handle: (event: WebhookEvent) =>
     });
   });
 }
+
+// Run as a command: WEBHOOK_SECRET=whsec_... PORT=9000 npx tsx examples/webhook-receiver.ts
+// prints each new event on its own line, until Ctrl-C.
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const secret = process.env.WEBHOOK_SECRET;
+  if (!secret) throw new Error('WEBHOOK_SECRET: the whsec_... of the endpoint\'s creation answer');
+  const port = Number(process.env.PORT ?? 9000);
+  webhookReceiver(secret, (event) => console.log(JSON.stringify(event))).listen(port, () => console.log(`receiving on http://localhost:${port}/`));
+}

@@ -145,13 +145,16 @@ export function startWebhookWorker(db: Knex, config: WorkerConfig, logger: Logge
       }
       const at = new Date();
       webhookAttempts.inc({ outcome: outcome.delivered ? 'delivered' : 'failed' });
-      logger.debug({ event: delivery.event.id, type: delivery.event.type, endpoint: delivery.endpoint.guid, status: outcome.responseStatus, delivered: outcome.delivered }, 'webhook attempt');
+      const attempt = { event: delivery.event.id, type: delivery.event.type, endpoint: delivery.endpoint.guid, status: outcome.responseStatus, delivered: outcome.delivered };
       if (outcome.delivered) {
+        logger.debug(attempt, 'webhook attempt');
         run.push({ delivery, outcome, at });
         return flush();
       }
       failed = true;
       const next = retryAt(config.WEBHOOK_RETRY_SCHEDULE, delivery.attempts + 1, at);
+      // A failed attempt is the operator's (and the tenant's) business: warn, with its reason, never the URL (it may carry a key).
+      logger.warn({ ...attempt, attempt: delivery.attempts + 1, error: outcome.error, retryAt: next?.toISOString() ?? null }, next ? 'webhook delivery failed; it goes again' : 'webhook delivery failed for good');
       await store.record(delivery, outcome, next, at).finally(() => unrecorded.delete(delivery));
       if (!next) webhookDeliveriesGivenUp.inc();
     };

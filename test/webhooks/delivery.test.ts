@@ -19,7 +19,7 @@ import { ticketDatabase } from '../stock/helpers.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
-import { webhookReceiver, type WebhookEvent } from './example-receiver.js';
+import { webhookReceiver, type WebhookEvent } from '../../examples/webhook-receiver.js';
 import { deliveriesLog } from './deliveries-log.js';
 import { startReceiver, type TestReceiver } from './receiver.js';
 
@@ -259,8 +259,8 @@ describe('webhooks: retries and the delivery log', () => {
 
   it('the receiver example of docs/webhooks.md (the same code) verifies and takes the events', async () => {
     const doc = readFileSync('docs/webhooks.md', 'utf8');
-    const example = readFileSync('test/webhooks/example-receiver.ts', 'utf8');
-    expect(doc, 'docs/webhooks.md shows test/webhooks/example-receiver.ts verbatim').toContain(`\`\`\`ts\n${example}\`\`\``);
+    const example = readFileSync('examples/webhook-receiver.ts', 'utf8');
+    expect(doc, 'docs/webhooks.md shows examples/webhook-receiver.ts verbatim').toContain(`\`\`\`ts\n${example}\`\`\``);
     const account = await signUpAndLogin(stack);
     const events: WebhookEvent[] = [];
     let server: Server | undefined;
