@@ -1,12 +1,12 @@
 /**
  * Issue 32, item 1: a text value of about 1 MiB, shaped to make a backtracking pattern work
  * hard, in every text field of every table a client writes, is answered at once (a 4xx) and
- * never holds the event loop. The stack runs in this process, so the loop measured here is the
- * gateway's and the services' alike. The bound (200 ms of event-loop delay per request) holds on
- * a loaded machine when the work is linear; the e-mail pattern of before took hours for this
- * much text (20,000 characters: 0.7 to 3.6 s).
+ * never holds the event loop. The stack runs in this process, so the work measured here is the
+ * gateway's and the services' alike. The bound is this process's CPU time per request (200 ms):
+ * unlike the loop's delay or the elapsed time, other programs on a loaded machine cannot stretch
+ * it, and linear work on 1 MiB stays far below it, while the e-mail pattern of before took hours
+ * for this much text (20,000 characters: 0.7 to 3.6 s).
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldTable } from '../../lib/fields/kinds.js';
 import { EVENT_FIELDS } from '../../lib/fields/event.js';
@@ -24,7 +24,8 @@ import { startSuite, type SuiteWithEvent } from '../support/suite.js';
 
 /** Just under the 1 MiB body limit, leaving room for the rest of the body. */
 const SIZE = 1024 * 1024 - 4096;
-const MAX_DELAY_MS = 200;
+/** CPU time of this process one hostile value may cost. */
+const MAX_CPU_MS = 200;
 
 /** Shapes that make patterns with overlapping quantifiers backtrack, each about SIZE long. */
 const HOSTILE: Record<string, string> = {
@@ -42,33 +43,33 @@ const textFields = (table: FieldTable) =>
     .filter(([, def]) => def.kind.type === 'text' && def.role === 'writable')
     .map(([name]) => name);
 
-/** Runs `work`, and the most the event loop was held meanwhile. */
-async function loopDelayOf<T>(work: () => Promise<T>): Promise<{ result: T; delayMs: number }> {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  try {
-    const result = await work();
-    return { result, delayMs: histogram.max / 1e6 };
-  } finally {
-    histogram.disable();
-  }
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+
+/** Runs `work`, and the CPU time this process spent meanwhile (client, gateway and services). */
+async function cpuOf<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const start = process.cpuUsage();
+  const result = await work();
+  return { result, ms: cpuMs(start) };
 }
 
-/** The most a synchronous check may hold the loop: measured as elapsed time, it is the loop's delay. */
+/** The CPU time a synchronous check takes. */
 function heldBy(check: () => unknown): number {
-  const start = performance.now();
+  const start = process.cpuUsage();
   check();
-  return performance.now() - start;
+  return cpuMs(start);
 }
 
 describe('the rules themselves run in linear time', () => {
   it.each(Object.entries(HOSTILE))('%s', (_, value) => {
-    expect(heldBy(() => isEmail(value))).toBeLessThan(MAX_DELAY_MS);
-    for (const def of Object.values(SIGN_UP_FIELDS)) expect(heldBy(() => textProblem(def.kind, value))).toBeLessThan(MAX_DELAY_MS);
+    expect(heldBy(() => isEmail(value))).toBeLessThan(MAX_CPU_MS);
+    for (const def of Object.values(SIGN_UP_FIELDS)) expect(heldBy(() => textProblem(def.kind, value))).toBeLessThan(MAX_CPU_MS);
     for (const table of [EVENT_FIELDS, TICKET_FIELDS, WEBHOOK_FIELDS, HOLDER_FIELDS] as FieldTable[]) {
-      for (const def of Object.values(table)) if (def.kind.type === 'text') expect(heldBy(() => checkValue(def, value))).toBeLessThan(MAX_DELAY_MS);
+      for (const def of Object.values(table)) if (def.kind.type === 'text') expect(heldBy(() => checkValue(def, value))).toBeLessThan(MAX_CPU_MS);
     }
-    expect(heldBy(() => urlProblem(value, false))).toBeLessThan(MAX_DELAY_MS);
+    expect(heldBy(() => urlProblem(value, false))).toBeLessThan(MAX_CPU_MS);
   });
 });
 
@@ -91,7 +92,7 @@ describe('every text field over REST', () => {
     { label: 'new API client', path: 'auth:/clients', method: 'POST', table: NEW_NAME_FIELDS, base: {} },
   ];
 
-  it('answers each 1 MiB hostile value with a 4xx, holding the loop under the bound', async () => {
+  it('answers each 1 MiB hostile value with a 4xx, within the CPU bound', async () => {
     const { stack, who, eventGuid } = suite;
     const ticket = await createTicket(who, eventGuid, { name: 'T', vat_percentage: 21 });
     await createEvent(who, { name: 'another' });
@@ -100,11 +101,11 @@ describe('every text field over REST', () => {
       for (const field of textFields(target.table)) {
         for (const [shape, value] of Object.entries(HOSTILE)) {
           const url = target.path.startsWith('auth:') ? `${stack.authUrl}${target.path.slice(5)}` : `${stack.baseUrl}${target.path}`;
-          const { result, delayMs } = await loopDelayOf(() => request(url, { method: target.method, headers: h(who), json: { ...target.base, [field]: value } }));
+          const { result, ms } = await cpuOf(() => request(url, { method: target.method, headers: h(who), json: { ...target.base, [field]: value } }));
           const label = `${target.label} ${field} (${shape})`;
           expect(result.status, label).toBeGreaterThanOrEqual(400);
           expect(result.status, label).toBeLessThan(500);
-          expect(delayMs, label).toBeLessThan(MAX_DELAY_MS);
+          expect(ms, label).toBeLessThan(MAX_CPU_MS);
           tried.push(label);
         }
       }
