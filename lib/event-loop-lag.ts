@@ -1,4 +1,4 @@
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 
 /** How often the loop is asked to come back: the finest lag it can tell. */
 const TICK_MS = 100;
@@ -15,8 +15,8 @@ const MEMORY_MS = 1000;
 export class EventLoopLag {
   private expectedAt = performance.now() + TICK_MS;
   private recent: { at: number; lagMs: number }[] = [];
-  /** The loop's utilization counters at each tick of the last second (and the first one kept). */
-  private utilizations: { at: number; elu: EventLoopUtilization }[] = [{ at: performance.now(), elu: performance.eventLoopUtilization() }];
+  /** This process's CPU time at each tick of the last second (and the newest one before it). */
+  private cpu: { at: number; usage: NodeJS.CpuUsage }[] = [{ at: performance.now(), usage: process.cpuUsage() }];
   private timer: NodeJS.Timeout | undefined;
 
   constructor() {
@@ -31,15 +31,15 @@ export class EventLoopLag {
   }
 
   /**
-   * The share of about the last second that this process's loop spent working (running
-   * callbacks, not waiting for I/O): 0 to 1. A loop late because the host gave the process no
-   * CPU (other programs' work) was mostly waiting, so its share is low; a loop late because of
-   * its own requests is busy nearly all the time (issue 32, item 12).
+   * The CPU time this process used in about the last second, in milliseconds (every thread:
+   * the loop, the garbage collector, the thread pool). A loop that is late because of its own
+   * work has burned about that lateness in CPU; one that is late because the host gave the
+   * process no CPU (other programs' work) has burned next to nothing (issue 32, item 12).
    */
-  busyShare(): number {
-    const now = performance.now();
-    this.forgetOld(now);
-    return performance.eventLoopUtilization(performance.eventLoopUtilization(), this.utilizations[0]!.elu).utilization;
+  ownCpuMs(): number {
+    this.forgetOld(performance.now());
+    const { user, system } = process.cpuUsage(this.cpu[0]!.usage);
+    return (user + system) / 1000;
   }
 
   stop(): void {
@@ -49,8 +49,8 @@ export class EventLoopLag {
 
   private forgetOld(now: number): void {
     while (this.recent.length && now - this.recent[0]!.at > MEMORY_MS) this.recent.shift();
-    // Keep the newest snapshot older than a second as the base, so the share covers a whole second.
-    while (this.utilizations.length > 1 && now - this.utilizations[1]!.at > MEMORY_MS) this.utilizations.shift();
+    // Keep the newest snapshot older than a second as the base, so the reading covers a whole second.
+    while (this.cpu.length > 1 && now - this.cpu[1]!.at > MEMORY_MS) this.cpu.shift();
   }
 
   private schedule(): void {
@@ -59,7 +59,7 @@ export class EventLoopLag {
       const lagMs = now - this.expectedAt;
       this.forgetOld(now);
       if (lagMs > 0) this.recent.push({ at: now, lagMs });
-      this.utilizations.push({ at: now, elu: performance.eventLoopUtilization() });
+      this.cpu.push({ at: now, usage: process.cpuUsage() });
       this.expectedAt = now + TICK_MS;
       this.schedule();
     }, TICK_MS).unref();
