@@ -12,7 +12,7 @@ import type { FieldTable } from '../../lib/fields/kinds.js';
 import { EVENT_FIELDS } from '../../lib/fields/event.js';
 import { TICKET_FIELDS } from '../../lib/fields/ticket.js';
 import { SIGN_UP_FIELDS, NEW_NAME_FIELDS } from '../../lib/fields/user.js';
-import { WEBHOOK_FIELDS } from '../../lib/fields/webhook.js';
+import { WEBHOOK_FIELDS } from '../../lib/webhooks/fields.js';
 import { HOLDER_FIELDS } from '../../lib/fields/holder.js';
 import { isEmail } from '../../lib/fields/email.js';
 import { textProblem } from '../../services/auth/domain/text-rules.js';
