@@ -108,7 +108,7 @@ describe('API rate limits (small limits)', () => {
     expect((await request(`${stack.baseUrl}/`, { headers: from('203.0.113.31') })).status).toBe(200);
   });
 
-  it('keeps no token in Redis: the token partition is its SHA-256', async () => {
+  it('keeps no token in Redis: the token partition is the SHA-256 of its session (issue 32, item 9)', async () => {
     if (!stack.env.REDIS_URL) return; // embedded: counted in the process
     const client = createClient({ url: stack.env.REDIS_URL });
     await client.connect();
@@ -118,8 +118,9 @@ describe('API rate limits (small limits)', () => {
       for await (const batch of client.scanIterator({ MATCH: `${stack.env.REDIS_KEY_PREFIX}*`, COUNT: 500 })) keys.push(...batch);
       const signature = account.accessToken.split('.').at(-1)!;
       expect(keys.some((key) => key.includes(account.accessToken) || key.includes(signature))).toBe(false);
-      const hash = createHash('sha256').update(account.accessToken).digest('base64url');
-      expect(keys).toContain(`${stack.env.REDIS_KEY_PREFIX}ratelimit:api-token:${hash}`);
+      const sid = (JSON.parse(Buffer.from(account.accessToken.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+      const hash = createHash('sha256').update(sid).digest('base64url');
+      expect(keys).toContain(`${stack.env.REDIS_KEY_PREFIX}ratelimit:api-token:session:${hash}`);
       expect(keys).toContain(`${stack.env.REDIS_KEY_PREFIX}ratelimit:api-address:203.0.113.40`);
     } finally {
       await client.close();
@@ -148,7 +149,8 @@ describe('API rate limits (defaults)', () => {
     const client = createClient({ url: stack.env.REDIS_URL });
     await client.connect();
     try {
-      const key = `${stack.env.REDIS_KEY_PREFIX}ratelimit:api-token:${createHash('sha256').update(account.accessToken).digest('base64url')}`;
+      const sid = (JSON.parse(Buffer.from(account.accessToken.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+      const key = `${stack.env.REDIS_KEY_PREFIX}ratelimit:api-token:session:${createHash('sha256').update(sid).digest('base64url')}`;
       expect(await client.get(key)).toBe('1');
       await client.set(key, '1199', { KEEPTTL: true });
     } finally {
