@@ -3,13 +3,15 @@
  * (eslint.config.js, eslint-plugin-regexp's no-super-linear-backtracking and
  * no-super-linear-move) sees every pattern written as a literal; this test gives it the
  * patterns the code builds at run time too: every `pattern` of /openapi.json (the server's
- * rules the document states, such as the webhook URL's) and the built ones of lib/.
+ * rules the document states, such as the webhook URL's) and the built ones of lib/ (the GUID,
+ * the webhook URL's, the log scrubber's, which run over every log line).
  */
 import { Linter } from 'eslint';
 import regexp from 'eslint-plugin-regexp';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../gateway/openapi/document.js';
 import { GUID_PATTERN } from '../../lib/ids.js';
+import { SHAPES } from '../../lib/log-scrub.js';
 import { HTTP_OR_ADDRESS_URL_PATTERN, HTTP_URL_PATTERN } from '../../lib/webhooks/url-pattern.js';
 
 const linter = new Linter({ configType: 'flat' });
@@ -41,7 +43,7 @@ describe('patterns run in linear time', () => {
     expect(complaints('^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$')).not.toEqual([]);
   });
 
-  const patterns = [...patternsOf(openApiDocument({ authPrefix: '/auth' })), `^${GUID_PATTERN}$`, HTTP_URL_PATTERN, HTTP_OR_ADDRESS_URL_PATTERN];
+  const patterns = [...patternsOf(openApiDocument({ authPrefix: '/auth' })), `^${GUID_PATTERN}$`, HTTP_URL_PATTERN, HTTP_OR_ADDRESS_URL_PATTERN, ...SHAPES.map(([pattern]) => pattern.source)];
 
   it('the document has patterns to check', () => {
     expect(patterns.length).toBeGreaterThan(5);
