@@ -3,6 +3,7 @@ import { creationFields, defaultsOf, INT32_MAX, requiredFields, type FieldDef, t
 import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
+import { MOVES, SALE_MOVES } from '../../lib/stock-moves.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
@@ -251,9 +252,13 @@ export function inputSchemas(): Record<string, Schema> {
     EventUpdate: inputSchema(EVENT, false, 'Any subset of the event fields.'),
     // The stock moves' bodies (lib/fields/reservation.ts).
     ReservationCreate: inputSchema(MOVE_BODIES.reserve, true, 'A reservation of the ticket\'s stock.'),
-    ReservationPending: inputSchema(MOVE_BODIES.pending, true, 'Payment started.'),
-    ReservationConfirm: inputSchema(MOVE_BODIES.confirm, true, 'Sold: barcodes are issued.'),
-    ReservationEmpty: inputSchema(MOVE_BODIES.release, true, 'No fields.'),
+    // The bodies of the moves of a sale, named by their rows (lib/stock-moves.ts `wire.body`).
+    ...Object.fromEntries(
+      SALE_MOVES.map((move) => {
+        const body = MOVE_BODIES[move];
+        return [`Reservation${MOVES[move].wire.body}`, inputSchema(body, true, Object.keys(body.fields).length ? `${MOVES[move].wire.summary}.` : 'No fields.')];
+      }),
+    ),
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
     OrderCreate: orderInputSchema(ORDER_BODIES.create, true, 'A cart: every line is taken, or none. JSON only.'),
     OrderConfirm: orderInputSchema(ORDER_BODIES.confirm, false, 'Sold: each line\'s barcodes are issued; only the lines of predefined tickets need one. JSON only.'),
