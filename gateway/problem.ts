@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDependencyDown } from '../lib/dependency-down.js';
 import { INVALID_FIELDS_MESSAGE, MAX_VIOLATIONS_SHOWN, readErrorDetails, shownViolations, violationCount, type FieldViolation } from '../lib/grpc/errors.js';
-import { INTEGER_MEMBERS, isStockConflictCode, TICKET_BUSY } from '../lib/stock-conflicts.js';
+import { isStockConflictCode, NUMBER_MEMBERS, TICKET_BUSY } from '../lib/stock-conflicts.js';
 import { noteRefusal } from './request-log.js';
 
 export interface Problem {
@@ -160,7 +160,7 @@ export function problemFromGrpc(err: ServiceError): Problem {
 
 /** A refused move's ErrorInfo metadata as problem members, whole numbers as JSON numbers. */
 function conflictMembers(metadata: Record<string, string> = {}): Record<string, string | number> {
-  return Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, INTEGER_MEMBERS.has(key) && /^\d+$/.test(value) ? Number(value) : value]));
+  return Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, NUMBER_MEMBERS.has(key) && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value]));
 }
 
 function authErrorFor(status: number, reason: string | undefined): string | undefined {

@@ -22,9 +22,8 @@ export const DEFAULT_CURRENCY = 'EUR';
 export const isCurrency = (code: string): boolean => Object.hasOwn(CURRENCY_DIGITS, code);
 
 export function currencyDigits(currency: string): 0 | 2 {
-  const digits = CURRENCY_DIGITS[currency];
-  if (digits === undefined) throw new Error(`not a currency of the table: ${currency}`);
-  return digits;
+  if (!isCurrency(currency)) throw new Error(`not a currency of the table: ${currency}`);
+  return CURRENCY_DIGITS[currency]!;
 }
 
 const DECIMAL = /^(-?)(\d{1,16})(?:\.(\d{1,16}))?$/;

@@ -15,6 +15,8 @@ export const STOCK_CONFLICTS = {
   already_scanned: { grpc: status.ALREADY_EXISTS, message: 'The barcode was already scanned.' },
   stock_held: { grpc: status.FAILED_PRECONDITION, message: 'Reserved or pending stock exists; release or confirm it first.' },
   not_personalizable: { grpc: status.FAILED_PRECONDITION, message: 'The barcode\'s holder cannot be set: a first holder needs the ticket\'s late_personalization, another one its swappable.' },
+  price_changed: { grpc: status.FAILED_PRECONDITION, message: 'The order\'s total is not the expected_total sent; nothing was changed.' },
+  currency_locked: { grpc: status.FAILED_PRECONDITION, message: 'The event\'s currency cannot change while it has a live or confirmed sale.' },
 } as const;
 
 export type StockConflictCode = keyof typeof STOCK_CONFLICTS;
@@ -23,8 +25,8 @@ export function isStockConflictCode(reason: string | undefined): reason is Stock
   return reason !== undefined && Object.hasOwn(STOCK_CONFLICTS, reason);
 }
 
-/** ErrorInfo metadata that is a whole number, a number member of the problem (metadata values are strings). */
-export const INTEGER_MEMBERS: ReadonlySet<string> = new Set(['remaining']);
+/** ErrorInfo metadata that is a number (a count, an amount), a number member of the problem (metadata values are strings). */
+export const NUMBER_MEMBERS: ReadonlySet<string> = new Set(['remaining', 'total']);
 
 /** insufficient_stock with how many are left (`remaining`: what a smaller order could still get). */
 export function insufficientStock(remaining: number): RpcError {

@@ -4,6 +4,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { MOVES, SALE_MOVES } from '../../lib/stock-moves.js';
+import { CURRENCY_DIGITS } from '../../lib/money.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
@@ -20,6 +21,8 @@ export type Schema = Record<string, unknown>;
 
 const TIMESTAMP: Schema = { type: 'string', format: 'date-time', examples: ['2027-07-01T18:00:00+00:00'] };
 const GUID: Schema = { type: 'string', format: 'uuid' };
+/** The currencies an event may have (lib/money.ts). */
+const CURRENCY_SCHEMA: Schema = { enum: Object.keys(CURRENCY_DIGITS).sort() };
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 
@@ -36,7 +39,7 @@ function responseSchema(def: FieldDef): Schema {
       break;
     case 'text':
       // What was stored is answered as it is (a private target's URL too): the format without the request's pattern.
-      schema = kind.format ? { type: 'string', format: kind.format === 'url' ? 'uri' : kind.format } : { type: 'string' };
+      schema = kind.format === 'currency' ? { type: 'string', ...CURRENCY_SCHEMA } : kind.format ? { type: 'string', format: kind.format === 'url' ? 'uri' : kind.format } : { type: 'string' };
       break;
     case 'decimal':
       schema = { type: 'number' };
@@ -69,6 +72,7 @@ function responseSchema(def: FieldDef): Schema {
 /** A text kind's format: `url` is an absolute http(s) URL, stated by a pattern too. */
 function formatOf(kind: FieldDef['kind']): Schema {
   if (kind.type !== 'text' || !kind.format) return {};
+  if (kind.format === 'currency') return CURRENCY_SCHEMA;
   return kind.format === 'url' ? { format: 'uri', pattern: HTTP_URL_PATTERN } : { format: kind.format };
 }
 

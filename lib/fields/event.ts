@@ -13,6 +13,15 @@ export const EVENT_FIELDS = {
   description: { kind: { type: 'text', max: 10_000 }, nullable: true, role: 'writable', description: 'Longer text shown to buyers.' },
   start: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'starts_at', example: '2027-07-01T19:00:00+02:00', description: 'When the event starts.' },
   end: { kind: TIMESTAMP, nullable: true, role: 'writable', column: 'ends_at', example: '2027-07-01T23:00:00+02:00', description: 'When the event ends; not before start.' },
+  currency: {
+    kind: { type: 'text', max: 3, format: 'currency' },
+    nullable: false,
+    role: 'writable',
+    default: 'EUR',
+    example: 'EUR',
+    description:
+      'ISO 4217 code of the currency of every price of the event\'s tickets and orders, one with 0 or 2 minor digits (EUR, USD, GBP, JPY, ...); not sent at creation: the DEFAULT_CURRENCY setting (EUR). It cannot change while the event has a live or confirmed sale (409 currency_locked), nor to one with fewer digits than a ticket\'s min_price has.',
+  },
   status: { kind: { type: 'enum', values: EVENT_STATUSES }, nullable: false, role: 'computed', description: 'Always normal.' },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When the event was created.' },
   updated_at: { kind: TIMESTAMP, nullable: false, role: 'ignored', description: 'When the event last changed.' },

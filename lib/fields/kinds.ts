@@ -11,8 +11,8 @@ export const INT32_MAX = 2_147_483_647;
 export type FieldKind =
   | { type: 'guid' }
   /** `min` (a shortest length) is read by the sign-up rules only (services/auth/domain/sign-up-rules.ts). */
-  /** `format` url: an absolute http or https URL without user name or password (lib/webhooks/targets.ts checks it). */
-  | { type: 'text'; max: number; min?: number; notBlank?: boolean; format?: 'email' | 'url' }
+  /** `format` url: an absolute http or https URL without user name or password (lib/webhooks/targets.ts checks it); currency: a code of lib/money.ts CURRENCY_DIGITS. */
+  | { type: 'text'; max: number; min?: number; notBlank?: boolean; format?: 'email' | 'url' | 'currency' }
   | { type: 'decimal'; min: string; max: string }
   | { type: 'integer'; min: number; max?: number }
   | { type: 'boolean' }

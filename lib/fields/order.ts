@@ -16,6 +16,42 @@ export const MAX_UNITS = MAX_UNITS_PER_ORDER;
 
 const GUID = { type: 'guid' } as const;
 
+/** An amount of the order's currency: a decimal string with its digits over gRPC, a JSON number over REST. */
+const MONEY = { type: 'decimal', min: '-99999999999999.99', max: '99999999999999.99' } as const;
+const RATE = { type: 'decimal', min: '0', max: '100' } as const;
+const money = (description: string) => ({ kind: MONEY, nullable: false, role: 'server-managed', description }) as const;
+
+/** A line's money (docs/orders.md "Money"), fixed when the order was made. */
+export const LINE_PRICE_FIELDS = {
+  unit_price: money('The ticket\'s min_price when the order was made (null: 0).'),
+  unit_discount: money('The discount on one unit (a coupon\'s), else 0.'),
+  unit_service_costs: money('Service costs of one unit: round(q x p / 100), q = unit_price - unit_discount, p = the ticket\'s percentage_service_costs_in_ticket.'),
+  unit_total: money('What one unit costs: q, plus unit_service_costs when the ticket does not include them in its price.'),
+  vat_percentage: { kind: RATE, nullable: false, role: 'server-managed', description: 'The ticket\'s VAT rate when the order was made.' },
+  unit_vat: money('The VAT included in unit_total: round(unit_total x v / (100 + v)).'),
+  discount: money('unit_discount x amount.'),
+  service_costs: money('unit_service_costs x amount.'),
+  vat: money('unit_vat x amount.'),
+  total: money('unit_total x amount.'),
+} as const satisfies Record<string, FieldDef>;
+
+/** The VAT of one rate over the order's lines. */
+export const VAT_SHARE_FIELDS = {
+  vat_percentage: { kind: RATE, nullable: false, role: 'server-managed', description: 'The rate.' },
+  total: money('The lines\' totals at this rate, VAT included.'),
+  vat: money('Their VAT.'),
+  net: money('total - vat.'),
+} as const satisfies Record<string, FieldDef>;
+
+export const TOTALS_FIELDS = {
+  subtotal: money('Sum of unit_price x amount.'),
+  discount: money('Sum of the lines\' discounts.'),
+  service_costs: money('Sum of the lines\' service costs.'),
+  vat: money('Sum of the lines\' VAT.'),
+  total: money('Sum of the lines\' totals: what the order costs.'),
+  vat_breakdown: { kind: { type: 'object-list', fields: VAT_SHARE_FIELDS }, nullable: false, role: 'server-managed', description: 'One entry per VAT rate, ordered by rate.' },
+} as const satisfies Record<string, FieldDef>;
+
 /** One barcode of a line. */
 export const ORDER_BARCODE_FIELDS = {
   code: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode.' },
@@ -32,6 +68,7 @@ export const ORDER_LINE_FIELDS = {
     role: 'computed',
     description: `The barcodes issued on confirmation, each {code, holder}; empty before, and for barcode_type none. At most ${MAX_UNITS_PER_ORDER}.`,
   },
+  price: { kind: { type: 'object', fields: LINE_PRICE_FIELDS }, nullable: false, role: 'server-managed', description: 'The line\'s money, fixed when the order was made.' },
 } as const satisfies Record<string, FieldDef>;
 
 /**
@@ -59,15 +96,32 @@ export const ORDER_FIELDS = {
   },
   created_at: { ...RESERVATION_FIELDS.created_at, description: 'When it was created.' },
   updated_at: RESERVATION_FIELDS.updated_at,
+  currency: { kind: { type: 'text', max: 3, format: 'currency' }, nullable: false, role: 'server-managed', description: 'The event\'s currency when the order was made: every amount of the order is in it.' },
+  coupon_code: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', description: 'The coupon code the order was made with; null: none.' },
+  totals: { kind: { type: 'object', fields: TOTALS_FIELDS }, nullable: false, role: 'server-managed', description: 'The sums over the lines, fixed when the order was made.' },
 } as const satisfies Record<string, FieldDef>;
 
 /*
  * The request bodies: POST /event/{guid}/orders (a list of NEW_LINE bodies in `lines`) and
  * POST /order/{guid}/confirm (a list of CONFIRM_LINE bodies in `lines`).
  */
+/** The total a buyer was shown, checked against the order's (409 price_changed when it differs). */
+const EXPECTED_TOTAL = {
+  kind: { type: 'decimal', min: '0', max: '99999999999999.99' },
+  nullable: true,
+  role: 'writable',
+  example: 42,
+  description: 'The total the buyer was shown, in the event\'s currency: when it differs from totals.total the request is refused with 409 price_changed (the actual `total` a member of the problem) and nothing changes.',
+} as const satisfies FieldDef;
+
 export const ORDER_CREATE_FIELDS = {
   ttl_seconds: RESERVE_FIELDS.ttl_seconds,
   channel: { ...ORDER_FIELDS.channel, role: 'writable', default: 'online' },
+  expected_total: EXPECTED_TOTAL,
+} as const satisfies Record<string, FieldDef>;
+
+export const ORDER_CONFIRM_FIELDS = {
+  expected_total: EXPECTED_TOTAL,
 } as const satisfies Record<string, FieldDef>;
 
 export const NEW_LINE_FIELDS = {
@@ -103,7 +157,7 @@ export const ORDER: Resource<typeof ORDER_FIELDS> = body('order', ORDER_FIELDS);
 /** The order bodies: the request's own fields, and each line's (`lines` is the list of them). */
 export const ORDER_BODIES = {
   create: { own: body('order', ORDER_CREATE_FIELDS), line: body('order line', NEW_LINE_FIELDS) },
-  confirm: { own: body('order', {}), line: body('order line', CONFIRM_LINE_FIELDS) },
+  confirm: { own: body('order', ORDER_CONFIRM_FIELDS), line: body('order line', CONFIRM_LINE_FIELDS) },
 };
 
 export const SET_HOLDER: Resource<typeof SET_HOLDER_FIELDS> = body('barcode', SET_HOLDER_FIELDS);

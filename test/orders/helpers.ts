@@ -19,7 +19,7 @@ export interface Orders {
   get(guid: string): Promise<Order>;
   pending(guid: string, ttl_seconds?: number): Promise<Order>;
   /** `holders` may be left out (none). */
-  confirm(guid: string, lines?: Array<Omit<ConfirmLine, 'holders'> & Partial<Pick<ConfirmLine, 'holders'>>>): Promise<Order>;
+  confirm(guid: string, lines?: Array<Omit<ConfirmLine, 'holders'> & Partial<Pick<ConfirmLine, 'holders'>>>, expected_total?: string): Promise<Order>;
   release(guid: string): Promise<Order>;
 }
 
@@ -30,7 +30,7 @@ export function ordersOf(client: OrderServiceClient, who: Seller): Orders {
     create: (event_id, lines, options = {}) => grpcCall(client.createOrder.bind(client), { event_id, lines, request_id: '', ...options }, md()),
     get: (guid) => grpcCall(client.getOrder.bind(client), { guid }, md()),
     pending: (guid, ttl_seconds) => grpcCall(client.markOrderPending.bind(client), { guid, ttl_seconds }, md()),
-    confirm: (guid, lines = []) => grpcCall(client.confirmOrder.bind(client), { guid, lines: lines.map((line) => ({ holders: [], ...line })) }, md()),
+    confirm: (guid, lines = [], expected_total) => grpcCall(client.confirmOrder.bind(client), { guid, lines: lines.map((line) => ({ holders: [], ...line })), expected_total }, md()),
     release: (guid) => grpcCall(client.releaseOrder.bind(client), { guid }, md()),
   };
 }
@@ -57,8 +57,8 @@ export function orderSuiteOfFile(): OrderSuite {
 // --- REST -----------------------------------------------------------------------------
 
 /** The keys of the order object and of each line (PRODUCT.md 12 "Order object"), in order. */
-export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at'];
-export const LINE_KEYS = ['ticket_id', 'amount', 'barcodes'];
+export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at', 'currency', 'coupon_code', 'totals'];
+export const LINE_KEYS = ['ticket_id', 'amount', 'barcodes', 'price'];
 
 export function createOrderRest(who: Seller, eventGuid: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
   return request(`${who.stack.baseUrl}/event/${eventGuid}/orders`, { method: 'POST', headers: auth(who, headers), json: body });

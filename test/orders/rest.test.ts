@@ -30,10 +30,13 @@ describe('orders over REST', { timeout: 60_000 }, () => {
     expect(created.headers.get('location')).toBe(`/order/${order.guid}`);
     expect(Object.keys(order)).toEqual(ORDER_KEYS);
     expect(order).toMatchObject({ event_id: event, channel: 'online', state: 'reserved' });
+    // Free tickets (min_price null) at the default VAT of the cart's tickets: every amount 0.
+    const free = { unit_price: 0, unit_discount: 0, unit_service_costs: 0, unit_total: 0, vat_percentage: 21, unit_vat: 0, discount: 0, service_costs: 0, vat: 0, total: 0 };
     expect(order.lines).toEqual([
-      { ticket_id: adult, amount: 2, barcodes: [] },
-      { ticket_id: child, amount: 1, barcodes: [] },
+      { ticket_id: adult, amount: 2, barcodes: [], price: free },
+      { ticket_id: child, amount: 1, barcodes: [], price: free },
     ]);
+    expect(order).toMatchObject({ currency: 'EUR', coupon_code: null, totals: { subtotal: 0, total: 0, vat: 0, vat_breakdown: [{ vat_percentage: 21, total: 0, vat: 0, net: 0 }] } });
     for (const line of order.lines) expect(Object.keys(line)).toEqual(LINE_KEYS);
     for (const at of [order.expires_at, order.created_at, order.updated_at]) expect(at).toMatch(TIMESTAMP);
     expect(Date.parse(order.expires_at) - Date.parse(order.created_at)).toBe(480_000);

@@ -53,7 +53,7 @@ const at = (iso: string) => new Date(iso);
 /** An event whose updated_at is `previous`, updated once at `now`: the stored updated_at after. */
 async function updateAt(previous: Date, now: Date): Promise<Date> {
   const guid = randomUUID();
-  await store.insert({ guid, company_id: COMPANY, name: 'e', description: null, start: null, end: null, created_at: previous, updated_at: previous, deleted_at: null, version: 1 });
+  await store.insert({ guid, company_id: COMPANY, name: 'e', description: null, start: null, end: null, currency: 'EUR', created_at: previous, updated_at: previous, deleted_at: null, version: 1 });
   const updated = await store.update([COMPANY], guid, { description: 'changed' }, { now, change: (e) => eventChange('event.updated', e) });
   expect(updated?.version).toBe(2);
   return updated!.updated_at;
@@ -82,7 +82,7 @@ describe('updated_at in the UPDATE statement', () => {
   it('a burst of updates within one second moves it once, a second ahead at most, and on with the clock', async () => {
     const guid = randomUUID();
     const created = at('2030-05-05T10:00:00.100Z');
-    await store.insert({ guid, company_id: COMPANY, name: 'e', description: null, start: null, end: null, created_at: created, updated_at: created, deleted_at: null, version: 1 });
+    await store.insert({ guid, company_id: COMPANY, name: 'e', description: null, start: null, end: null, currency: 'EUR', created_at: created, updated_at: created, deleted_at: null, version: 1 });
     const seen: string[] = [];
     for (let ms = 150; ms < 1000; ms += 50) {
       const now = at(`2030-05-05T10:00:00.${String(ms).padStart(3, '0')}Z`);

@@ -77,6 +77,7 @@ export type EventJson = {
   description: string | null;
   start: string | null;
   end: string | null;
+  currency: string;
   status: string;
   created_at: string;
   updated_at: string;

@@ -67,7 +67,7 @@ export const ALL_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof TicketJson>;
 
 /** PRODUCT.md 5: the event object. */
-export const EVENT_FIELDS = ['guid', 'company_id', 'name', 'description', 'start', 'end', 'status', 'created_at', 'updated_at', 'deleted_at'] as const satisfies ReadonlyArray<keyof EventJson>;
+export const EVENT_FIELDS = ['guid', 'company_id', 'name', 'description', 'start', 'end', 'currency', 'status', 'created_at', 'updated_at', 'deleted_at'] as const satisfies ReadonlyArray<keyof EventJson>;
 
 /** Spec 2.1 table: the initial values of a new ticket (every field that has one). */
 export const TICKET_DEFAULTS: Record<string, unknown> = {

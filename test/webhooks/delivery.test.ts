@@ -309,7 +309,7 @@ describe('webhooks: a burst loses nothing', () => {
             if (i % 11 === 10) {
               // A change whose transaction rolls back after writing the event row with the change.
               const now = new Date();
-              const record = { guid: newGuid(), company_id: account.companyId, name: `Rolled back ${i}`, description: null, start: null, end: null, created_at: now, updated_at: now, deleted_at: null, version: 1 };
+              const record = { guid: newGuid(), company_id: account.companyId, name: `Rolled back ${i}`, description: null, start: null, end: null, currency: 'EUR', created_at: now, updated_at: now, deleted_at: null, version: 1 };
               const rolledBack = db.transaction(async (trx) => {
                 await store.insert(record, trx);
                 await recordChange(trx, eventChange('event.created', record));

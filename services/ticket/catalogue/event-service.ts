@@ -25,6 +25,9 @@ import { eventChange, ticketChange } from './catalogue-changes.js';
 import { StockEngine } from '../stock/stock-engine.js';
 import { holdsStock } from '../../../lib/fields/ticket.js';
 import { recordChange } from '../store/outbox-store.js';
+import { stockConflict } from '../../../lib/stock-conflicts.js';
+import { currencyDigits } from '../../../lib/money.js';
+import { priceViolations } from './price-rules.js';
 
 /** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
 const EVENT_SERVER_DEFAULTS = defaultsOf(EVENT_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof EVENT_FIELDS>, 'guid' | 'company_id' | 'created_at'>;
@@ -97,9 +100,29 @@ export class EventService {
       const { changes, guards, violations } = checkChanges(EVENT, event, request.update_mask, current);
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return eventMessage(current);
-      const updated = await this.events.update(caller.companyIds, current.guid, changes, { now: new Date(), version, guards, change: (e) => eventChange('event.updated', e) });
+      const currency = changes.currency !== undefined && changes.currency !== current.currency ? changes.currency : undefined;
+      const updated = await this.events.update(caller.companyIds, current.guid, changes, {
+        now: new Date(),
+        version,
+        guards,
+        change: (e) => eventChange('event.updated', e),
+        check: currency === undefined ? undefined : (trx) => this.refuseCurrencyChange(trx, current.guid, currency),
+      });
       return updated && eventMessage(updated);
     });
+  }
+
+  /**
+   * What the event sells in may change only while nothing is sold or held (409
+   * currency_locked), and only to a currency whose digits hold every ticket's min_price (422
+   * naming currency). Under the tickets' locks, so no order is priced meanwhile.
+   */
+  private async refuseCurrencyChange(trx: Knex, eventGuid: string, currency: string): Promise<void> {
+    const { selling, minPrices } = await this.events.lockSales(trx, eventGuid);
+    if (selling) throw stockConflict('currency_locked');
+    if (minPrices.some((price) => priceViolations(price, currency).length > 0)) {
+      throw RpcError.invalidArgument([{ field: 'currency', description: `must have as many minor digits as every ticket's min_price needs: ${currency} has ${currencyDigits(currency)}` }]);
+    }
   }
 
   /** Soft delete; the event's tickets go with it. */

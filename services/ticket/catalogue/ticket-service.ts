@@ -25,6 +25,7 @@ import { conditionalVersion, retryWrite } from '../common/write-conflicts.js';
 import { ticketEtag, ticketMessage, ticketMessageOfRow } from './messages.js';
 import type { TicketStore } from '../store/ticket-store.js';
 import { ticketChange } from './catalogue-changes.js';
+import { priceViolations } from './price-rules.js';
 import { recordChange } from '../store/outbox-store.js';
 
 /** The server-managed values of a new ticket that are not set per ticket (the counts start at 0, deleted_at at null). */
@@ -98,6 +99,7 @@ export class TicketService {
       const now = new Date();
       const prospective = { ...TICKET_SERVER_DEFAULTS, guid: newGuid(), company_id: event.company_id, event_id: event.guid, created_at: now };
       const { values, violations } = checkNew(TICKET, ticket, prospective);
+      violations.push(...priceViolations(values.min_price, event.currency));
       if (violations.length) throw RpcError.invalidArgument(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       const write = async (trx: Knex) => {
@@ -131,6 +133,7 @@ export class TicketService {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('ticket', request.etag, () => ({ etag: ticketEtag(current, new Date()), version: current.version }));
       const { changes, guards, violations } = checkChanges(TICKET, ticket, request.update_mask, current);
+      if (changes.min_price) violations.push(...priceViolations(changes.min_price, (await this.events.find(caller, current.event_id)).currency));
       if (violations.length) throw RpcError.invalidArgument(violations);
       if (validateOnly) return ticketMessage(current, new Date());
       const now = new Date();

@@ -1,6 +1,7 @@
 import { INT32_MAX } from '../../../lib/fields/kinds.js';
 import { isEmail } from '../../../lib/fields/email.js';
 import { longerThan, tooLong } from '../../../lib/fields/text-length.js';
+import { isCurrency } from '../../../lib/money.js';
 
 /** Value checks shared by the event and ticket rules; each returns the problem, or undefined when the value is fine. */
 
@@ -8,12 +9,13 @@ import { longerThan, tooLong } from '../../../lib/fields/text-length.js';
 const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(10000, 0, 1);
 
-export function checkText(value: string, rule: { max?: number; notBlank?: boolean; format?: 'email' | 'url' }): string | undefined {
+export function checkText(value: string, rule: { max?: number; notBlank?: boolean; format?: 'email' | 'url' | 'currency' }): string | undefined {
   if (rule.notBlank && value.trim() === '') return 'must not be blank';
   // The length before any pattern (issue 32, item 1).
   if (rule.max !== undefined && longerThan(value, rule.max)) return tooLong(rule.max);
   // A URL's rules are the webhook targets' (lib/webhooks/targets.ts).
   if (rule.format === 'email' && !isEmail(value)) return 'must be an e-mail address';
+  if (rule.format === 'currency' && !isCurrency(value)) return 'must be an ISO 4217 code of a currency with 0 or 2 minor digits, such as EUR, USD, GBP or JPY';
   return undefined;
 }
 

@@ -21,7 +21,8 @@ import { storedGuid } from '../access/request-guid.js';
 import { notInEnum } from '../common/field-checks.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
 import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
-import { orderMessage } from '../stock/sale-messages.js';
+import { currencyDigits, fromMinor, toMinor, unitPrice } from '../../../lib/money.js';
+import { orderMessage, orderTotal } from '../stock/sale-messages.js';
 import { newLine, type LineRecord, type OrderRecord, type OrderSale, type StockTicket } from '../stock/sale.js';
 import { lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-draft.js';
 import type { StockEngine } from '../stock/stock-engine.js';
@@ -34,6 +35,24 @@ import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './r
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
 
+
+/**
+ * The expected_total a client sent against the order's total: not an amount of the order's
+ * currency is 422 naming it; another amount is 409 price_changed with the actual `total`.
+ */
+function refuseUnexpectedTotal(expected: string | undefined, order: OrderRecord): void {
+  if (expected === undefined) return;
+  const sent = toMinor(expected, order.currency);
+  if (sent === undefined) {
+    const digits = currencyDigits(order.currency);
+    throw RpcError.invalidArgument([{ field: 'expected_total', description: `must be an amount of ${order.currency} with at most ${digits} decimals` }]);
+  }
+  const total = orderTotal(order);
+  if (sent !== total) {
+    const actual = fromMinor(total, order.currency);
+    throw stockConflict('price_changed', `The order's total is ${actual} ${order.currency}, not the expected_total sent; nothing was changed.`, { total: actual, currency: order.currency });
+  }
+}
 
 /** The lines of a confirmation that name a ticket the order does not hold, or one another line named. */
 function unmatchedLines(request: ConfirmOrderRequest, order: OrderRecord): FieldViolation[] {
@@ -128,8 +147,11 @@ export class OrderService {
         }
         const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
-        const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, request.lines[i]!.amount, ttl, now, guid));
-        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, lines } };
+        // The money is fixed now, from the tickets and the event's currency as the locks found them.
+        const currency = draft.currency(lineTickets[0]!);
+        const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, request.lines[i]!.amount, ttl, now, guid, unitPrice(ticket, currency)));
+        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, currency, coupon_code: null, lines } };
+        refuseUnexpectedTotal(request.expected_total, sale.order);
         for (const [i, ticket] of lineTickets.entries()) {
           try {
             refuseUnlessOnSale(ticket, now);
@@ -226,7 +248,10 @@ export class OrderService {
     const sentLines = new Map(request.lines.map((sent) => [storedGuid(sent.ticket_id) ?? '', sent]));
     return retryingBarcodeCollisions((generating) =>
       this.move(caller, request.guid, 'confirm', {
-        check: (order) => unmatchedLines(request, order),
+        check: (order) => {
+          refuseUnexpectedTotal(request.expected_total, order);
+          return unmatchedLines(request, order);
+        },
         issue: (current, ticket, i) => {
           const sentLine = sentLines.get(current.ticket_id);
           const sent = sentLine?.barcodes ?? [];

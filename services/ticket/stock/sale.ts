@@ -2,6 +2,7 @@ import type { Holder } from '../../../lib/fields/holder.js';
 import type { ValuesOf } from '../../../lib/fields/kinds.js';
 import type { OrderChannel } from '../../../lib/fields/order.js';
 import type { RESERVATION_FIELDS } from '../../../lib/fields/reservation.js';
+import type { UnitPrice } from '../../../lib/money.js';
 import type { TicketRecord } from '../catalogue/ticket-fields.js';
 
 /**
@@ -13,8 +14,12 @@ import type { TicketRecord } from '../catalogue/ticket-fields.js';
 /** A stored reservation (a line) with its barcodes, plus the row id (creation order, the paging key); derived from its field table. */
 export type ReservationRecord = ValuesOf<typeof RESERVATION_FIELDS, 'server-managed' | 'computed'> & { id: number };
 
-/** A line as the engine reads it: a reservation with the holders of its barcodes (null: none named) and the order it belongs to (null: sold alone). */
-export type LineRecord = ReservationRecord & { holders: Array<Holder | null>; order_id: string | null };
+/**
+ * A line as the engine reads it: a reservation with the holders of its barcodes (null: none
+ * named), the order it belongs to (null: sold alone) and its unit price, fixed when the order
+ * was made (null: a reservation alone carries no money).
+ */
+export type LineRecord = ReservationRecord & { holders: Array<Holder | null>; order_id: string | null; price: UnitPrice | null };
 
 /** An order's own row. */
 export interface OrderRow {
@@ -23,6 +28,9 @@ export interface OrderRow {
   event_id: string;
   channel: OrderChannel;
   created_at: Date;
+  /** The event's currency when the order was made. */
+  currency: string;
+  coupon_code: string | null;
 }
 
 /** An order with its lines, in the order given. */
@@ -50,7 +58,7 @@ export const withLines = <S extends Sale>(sale: S, lines: LineRecord[]): S =>
 const secondsFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
 /** A new line of `ticket`, reserved for `ttlSeconds` from `now`. */
-export function newLine(guid: string, ticket: StockTicket, amount: number, ttlSeconds: number, now: Date, orderId: string | null): LineRecord {
+export function newLine(guid: string, ticket: StockTicket, amount: number, ttlSeconds: number, now: Date, orderId: string | null, price: UnitPrice | null = null): LineRecord {
   return {
     id: 0,
     guid,
@@ -65,5 +73,6 @@ export function newLine(guid: string, ticket: StockTicket, amount: number, ttlSe
     created_at: now,
     updated_at: now,
     order_id: orderId,
+    price,
   };
 }

@@ -22,6 +22,8 @@ export interface StockState {
   line(guid: string): LineRecord | undefined;
   order(guid: string): OrderRecord | undefined;
   barcode(id: number): BarcodeRow | undefined;
+  /** The currency of a locked ticket's event. */
+  currency(eventGuid: string): string | undefined;
   /** Whether a code is in use within the event (read for the codes the moves sent, and those issued since). */
   codeTaken(eventGuid: string, code: string): boolean;
 }
@@ -110,6 +112,13 @@ export class StockDraft {
 
   barcode(id: number): BarcodeRow | undefined {
     return this.state.barcode(id);
+  }
+
+  /** The currency of a locked ticket's event, read under the lock. */
+  currency(ticket: StockTicket): string {
+    const currency = this.state.currency(ticket.event_id);
+    if (!currency) throw new Error(`the event of ticket ${ticket.guid} was not read`);
+    return currency;
   }
 
   /** The stock left of a locked ticket for this move (after what it took already). */

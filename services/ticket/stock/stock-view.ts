@@ -5,6 +5,7 @@ import { outboxRows, type Change } from '../store/outbox-store.js';
 import {
   barcodeRows,
   codesInUse,
+  currenciesOf,
   changeStates,
   dueOf,
   INSERT_ORDER,
@@ -64,6 +65,8 @@ export class StockView implements StockState {
   private readonly barcodes = new Map<number, BarcodeRow>();
   /** Codes in use, as `event guid + NUL + code`: those read for `reads.codes`, and those issued since. */
   private readonly codes = new Set<string>();
+  /** The currency of each locked ticket's event, read after the locks (a currency change locks the event's tickets too). */
+  private readonly currencies = new Map<string, string>();
   expired = 0;
 
   private ticketChanges = new Map<string, TicketChange>();
@@ -139,7 +142,12 @@ export class StockView implements StockState {
     for (const order of await readOrders(this.trx, fresh(reads.orders, this.orders))) this.remember({ kind: 'order', order });
     for (const barcode of await readBarcodes(this.trx, [...new Set(reads.barcodes ?? [])])) this.barcodes.set(barcode.id, barcode);
     const events = [...new Set([...this.tickets.values()].map((ticket) => ticket.event_id))];
+    for (const [event, currency] of await currenciesOf(this.trx, events)) this.currencies.set(event, currency);
     for (const taken of await codesInUse(this.trx, events, [...new Set(reads.codes ?? [])])) this.codes.add(codeKey(taken.event_id, taken.barcode));
+  }
+
+  currency(eventGuid: string): string | undefined {
+    return this.currencies.get(eventGuid);
   }
 
   codeTaken(eventGuid: string, code: string): boolean {

@@ -1,5 +1,6 @@
 import { isMysql, type Knex } from '../../../lib/db.js';
 import { EVENT_FIELDS } from '../../../lib/fields/event.js';
+import { canonicalDecimal } from '../../../lib/fields/decimal.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import type { EventRecord, EventValues } from '../catalogue/event-fields.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
@@ -42,6 +43,19 @@ export class EventStore {
     return (await query) !== undefined;
   }
 
+  /**
+   * Inside a transaction changing what the event sells in: locks the event's live tickets (as
+   * a move of their stock would), then says whether any line of the event is live or
+   * confirmed, and gives the tickets' min_price.
+   */
+  async lockSales(trx: Knex, guid: string): Promise<{ selling: boolean; minPrices: string[] }> {
+    const tickets = trx('tickets').where('event_id', guid).whereNull('deleted_at').orderBy('guid');
+    if (isMysql(trx)) tickets.forUpdate();
+    const rows = (await tickets.select('min_price')) as Raw[];
+    const sale = await trx('reservations').where('event_id', guid).whereIn('state', ['reserved', 'pending', 'confirmed']).first('id');
+    return { selling: sale !== undefined, minPrices: rows.filter((row) => row.min_price != null).map((row) => canonicalDecimal(row.min_price as string | number)) };
+  }
+
   /** The next `limit` events after id `afterId`, in creation order. */
   async list(companyIds: readonly string[], afterId: number, limit: number): Promise<EventRecord[]> {
     const rows = await visibleTo(this.db('events'), companyIds).where('id', '>', afterId).orderBy('id').limit(limit);
@@ -56,6 +70,7 @@ export class EventStore {
   async update(companyIds: readonly string[], guid: string, changes: Partial<EventValues>, options: UpdateOptions<EventRecord>): Promise<EventRecord | undefined> {
     const set = rowFromValues(EVENT_FIELDS, changes);
     return this.db.transaction(async (trx) => {
+      await options.check?.(trx);
       const query = visibleTo(trx('events'), companyIds).where('guid', guid);
       if (options.version !== undefined) query.where('version', options.version);
       guarded(query, EVENT_FIELDS, options.guards);

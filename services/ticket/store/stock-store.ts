@@ -4,6 +4,8 @@ import type { Holder } from '../../../lib/fields/holder.js';
 import type { OrderChannel } from '../../../lib/fields/order.js';
 import { LIVE_STATES, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
 import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
+import { canonicalDecimal } from '../../../lib/fields/decimal.js';
+import type { UnitPrice } from '../../../lib/money.js';
 import type { Counter, CounterDelta } from '../../../lib/stock-moves.js';
 import type { LineRecord, OrderRecord, OrderRow, ReservationRecord, StockTicket } from '../stock/sale.js';
 import { dbTime } from './sql.js';
@@ -27,10 +29,45 @@ export function reservationRow(values: Partial<ReservationRecord>): Raw {
   return rowFromValues(RESERVATION_FIELDS, Object.fromEntries(stored.map((field) => [field, values[field]])));
 }
 
-/** The row of a new line (`order_id`: its order, null when sold alone). */
-export const lineRow = (line: LineRecord): Raw => ({ ...reservationRow(line), order_id: line.order_id });
+/** The columns of a line's unit price (null for a reservation alone). */
+function priceColumns(price: UnitPrice | null): Raw {
+  const minor = (value: bigint | undefined) => (value === undefined ? null : String(value));
+  return {
+    price_unit: minor(price?.unit_price),
+    price_unit_discount: minor(price?.unit_discount),
+    price_unit_service_costs: minor(price?.unit_service_costs),
+    price_unit_total: minor(price?.unit_total),
+    price_unit_vat: minor(price?.unit_vat),
+    price_vat_percentage: price?.vat_percentage ?? null,
+  };
+}
 
-export const orderRow = (order: OrderRow): Raw => ({ guid: order.guid, company_id: order.company_id, event_id: order.event_id, channel: order.channel, created_at: dbTime(order.created_at) });
+/** A line's unit price from its columns. */
+function priceOf(row: Raw): UnitPrice | null {
+  if (row.price_unit == null) return null;
+  const minor = (value: unknown) => BigInt(String(value));
+  return {
+    unit_price: minor(row.price_unit),
+    unit_discount: minor(row.price_unit_discount),
+    unit_service_costs: minor(row.price_unit_service_costs),
+    unit_total: minor(row.price_unit_total),
+    vat_percentage: canonicalDecimal(row.price_vat_percentage as string | number),
+    unit_vat: minor(row.price_unit_vat),
+  };
+}
+
+/** The row of a new line (`order_id`: its order, null when sold alone). */
+export const lineRow = (line: LineRecord): Raw => ({ ...reservationRow(line), order_id: line.order_id, ...priceColumns(line.price) });
+
+export const orderRow = (order: OrderRow): Raw => ({
+  guid: order.guid,
+  company_id: order.company_id,
+  event_id: order.event_id,
+  channel: order.channel,
+  created_at: dbTime(order.created_at),
+  currency: order.currency,
+  coupon_code: order.coupon_code,
+});
 
 export function toOrder(row: Raw, lines: LineRecord[]): OrderRecord {
   return {
@@ -39,6 +76,8 @@ export function toOrder(row: Raw, lines: LineRecord[]): OrderRecord {
     event_id: row.event_id as string,
     channel: row.channel as OrderChannel,
     created_at: fromDbTime(row.created_at as string)!,
+    currency: row.currency as string,
+    coupon_code: (row.coupon_code as string | null | undefined) ?? null,
     lines,
   };
 }
@@ -118,7 +157,12 @@ export async function withBarcodes(rows: Raw[], db: Knex): Promise<LineRecord[]>
   }
   return rows.map((row) => {
     const barcodes = issued.get(row.guid as string) ?? [];
-    return { ...toReservation(row, barcodes.map((b) => b.barcode as string)), holders: barcodes.map(holderOf), order_id: (row.order_id as string | null | undefined) ?? null };
+    return {
+      ...toReservation(row, barcodes.map((b) => b.barcode as string)),
+      holders: barcodes.map(holderOf),
+      order_id: (row.order_id as string | null | undefined) ?? null,
+      price: priceOf(row),
+    };
   });
 }
 
@@ -150,6 +194,13 @@ export async function readBarcodes(db: Knex, ids: readonly number[]): Promise<Ba
   if (ids.length === 0) return [];
   const rows = (await db('barcodes').join('reservations', 'reservations.guid', 'barcodes.reservation_id').whereIn('barcodes.id', [...ids]).select(...BARCODE_COLUMNS)) as Raw[];
   return rows.map(toBarcodeRow);
+}
+
+/** The currency of each of these events. */
+export async function currenciesOf(db: Knex, eventGuids: readonly string[]): Promise<Map<string, string>> {
+  if (eventGuids.length === 0) return new Map();
+  const rows = (await db('events').whereIn('guid', [...eventGuids]).select('guid', 'currency')) as Array<{ guid: string; currency: string }>;
+  return new Map(rows.map((row) => [row.guid, row.currency]));
 }
 
 /** Of these codes, those in use within these events. */

@@ -1,4 +1,5 @@
 import type { ColumnGuard } from '../catalogue/field-order-rules.js';
+import type { Knex } from '../../../lib/db.js';
 import type { Change } from './outbox-store.js';
 
 /** How a store writes a change of an event or a ticket. */
@@ -14,4 +15,6 @@ export interface UpdateOptions<R> extends WriteOptions {
   guards?: readonly ColumnGuard[];
   /** The webhook event of the change, recorded in its transaction (the service decides it). */
   change: (updated: R) => Change;
+  /** Runs in the change's transaction before the write; throws to refuse it (the service decides). */
+  check?: (trx: Knex) => Promise<void>;
 }

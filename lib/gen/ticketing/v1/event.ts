@@ -79,6 +79,11 @@ export interface Event {
     | undefined;
   /** Changes whenever the event changes (AIP-154). */
   etag: string;
+  /**
+   * ISO 4217, 0 or 2 minor digits (EUR, USD, GBP, JPY, ...); unset at creation = the service's
+   * DEFAULT_CURRENCY. Every money value of the event's tickets and orders is in it.
+   */
+  currency?: string | undefined;
 }
 
 export interface GetEventRequest {
@@ -144,6 +149,7 @@ function createBaseEvent(): Event {
     updated_at: undefined,
     deleted_at: undefined,
     etag: "",
+    currency: undefined,
   };
 }
 
@@ -181,6 +187,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.etag !== "") {
       writer.uint32(90).string(message.etag);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(98).string(message.currency);
     }
     return writer;
   },
@@ -286,6 +295,14 @@ export const Event: MessageFns<Event> = {
             message.etag = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -327,6 +344,7 @@ export const Event: MessageFns<Event> = {
         ? fromJsonTimestamp(object.deleted_at)
         : undefined,
       etag: isSet(object.etag) ? globalThis.String(object.etag) : "",
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
     };
   },
 
@@ -365,6 +383,9 @@ export const Event: MessageFns<Event> = {
     if (message.etag !== "") {
       obj.etag = message.etag;
     }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
     return obj;
   },
 
@@ -384,6 +405,7 @@ export const Event: MessageFns<Event> = {
     message.updated_at = object.updated_at ?? undefined;
     message.deleted_at = object.deleted_at ?? undefined;
     message.etag = object.etag ?? "";
+    message.currency = object.currency ?? undefined;
     return message;
   },
 };

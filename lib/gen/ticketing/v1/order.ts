@@ -71,11 +71,50 @@ export interface OrderBarcode {
   holder: Holder | undefined;
 }
 
+/**
+ * The money of a line, fixed when the order was made. Amounts are decimal strings with the
+ * currency's digits ("21.00", JPY "1650"); unit values are rounded once, line values are unit
+ * values times the amount.
+ */
+export interface LinePrice {
+  unit_price: string;
+  unit_discount: string;
+  unit_service_costs: string;
+  unit_total: string;
+  /** A decimal string, as the ticket's vat_percentage. */
+  vat_percentage: string;
+  unit_vat: string;
+  discount: string;
+  service_costs: string;
+  vat: string;
+  total: string;
+}
+
+/** The VAT of one rate over the order's lines. */
+export interface VatShare {
+  vat_percentage: string;
+  total: string;
+  vat: string;
+  net: string;
+}
+
+/** The sums over the order's lines. */
+export interface OrderTotals {
+  subtotal: string;
+  discount: string;
+  service_costs: string;
+  vat: string;
+  total: string;
+  /** One per VAT rate, ordered by rate. */
+  vat_breakdown: VatShare[];
+}
+
 export interface OrderLine {
   ticket_id: string;
   amount: number;
   /** Empty until confirmed; at most 1,000 per line. */
   barcodes: OrderBarcode[];
+  price: LinePrice | undefined;
 }
 
 export interface Order {
@@ -88,7 +127,14 @@ export interface Order {
   expires_at: Date | undefined;
   lines: OrderLine[];
   created_at: Date | undefined;
-  updated_at: Date | undefined;
+  updated_at:
+    | Date
+    | undefined;
+  /** The event's currency when the order was made. */
+  currency: string;
+  /** The coupon code the order was made with; unset: none. */
+  coupon_code?: string | undefined;
+  totals: OrderTotals | undefined;
 }
 
 export interface NewOrderLine {
@@ -112,6 +158,11 @@ export interface CreateOrderRequest {
     | undefined;
   /** Idempotency key: a retry with the same key and request returns the first result. */
   request_id: string;
+  /**
+   * The total the buyer was shown (a decimal string); a different totals.total is refused
+   * FAILED_PRECONDITION price_changed, nothing taken.
+   */
+  expected_total?: string | undefined;
 }
 
 export interface GetOrderRequest {
@@ -153,6 +204,11 @@ export interface ConfirmLine {
 export interface ConfirmOrderRequest {
   guid: string;
   lines: ConfirmLine[];
+  /**
+   * The total the buyer pays (a decimal string); a different totals.total is refused
+   * FAILED_PRECONDITION price_changed, nothing confirmed.
+   */
+  expected_total?: string | undefined;
 }
 
 export interface ReleaseOrderRequest {
@@ -255,8 +311,538 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
   },
 };
 
+function createBaseLinePrice(): LinePrice {
+  return {
+    unit_price: "",
+    unit_discount: "",
+    unit_service_costs: "",
+    unit_total: "",
+    vat_percentage: "",
+    unit_vat: "",
+    discount: "",
+    service_costs: "",
+    vat: "",
+    total: "",
+  };
+}
+
+export const LinePrice: MessageFns<LinePrice> = {
+  encode(message: LinePrice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.unit_price !== "") {
+      writer.uint32(10).string(message.unit_price);
+    }
+    if (message.unit_discount !== "") {
+      writer.uint32(18).string(message.unit_discount);
+    }
+    if (message.unit_service_costs !== "") {
+      writer.uint32(26).string(message.unit_service_costs);
+    }
+    if (message.unit_total !== "") {
+      writer.uint32(34).string(message.unit_total);
+    }
+    if (message.vat_percentage !== "") {
+      writer.uint32(42).string(message.vat_percentage);
+    }
+    if (message.unit_vat !== "") {
+      writer.uint32(50).string(message.unit_vat);
+    }
+    if (message.discount !== "") {
+      writer.uint32(58).string(message.discount);
+    }
+    if (message.service_costs !== "") {
+      writer.uint32(66).string(message.service_costs);
+    }
+    if (message.vat !== "") {
+      writer.uint32(74).string(message.vat);
+    }
+    if (message.total !== "") {
+      writer.uint32(82).string(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinePrice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinePrice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.unit_price = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.unit_discount = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.unit_service_costs = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.unit_total = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.vat_percentage = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.unit_vat = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.discount = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.service_costs = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.vat = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.total = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LinePrice {
+    return {
+      unit_price: isSet(object.unitPrice)
+        ? globalThis.String(object.unitPrice)
+        : isSet(object.unit_price)
+        ? globalThis.String(object.unit_price)
+        : "",
+      unit_discount: isSet(object.unitDiscount)
+        ? globalThis.String(object.unitDiscount)
+        : isSet(object.unit_discount)
+        ? globalThis.String(object.unit_discount)
+        : "",
+      unit_service_costs: isSet(object.unitServiceCosts)
+        ? globalThis.String(object.unitServiceCosts)
+        : isSet(object.unit_service_costs)
+        ? globalThis.String(object.unit_service_costs)
+        : "",
+      unit_total: isSet(object.unitTotal)
+        ? globalThis.String(object.unitTotal)
+        : isSet(object.unit_total)
+        ? globalThis.String(object.unit_total)
+        : "",
+      vat_percentage: isSet(object.vatPercentage)
+        ? globalThis.String(object.vatPercentage)
+        : isSet(object.vat_percentage)
+        ? globalThis.String(object.vat_percentage)
+        : "",
+      unit_vat: isSet(object.unitVat)
+        ? globalThis.String(object.unitVat)
+        : isSet(object.unit_vat)
+        ? globalThis.String(object.unit_vat)
+        : "",
+      discount: isSet(object.discount) ? globalThis.String(object.discount) : "",
+      service_costs: isSet(object.serviceCosts)
+        ? globalThis.String(object.serviceCosts)
+        : isSet(object.service_costs)
+        ? globalThis.String(object.service_costs)
+        : "",
+      vat: isSet(object.vat) ? globalThis.String(object.vat) : "",
+      total: isSet(object.total) ? globalThis.String(object.total) : "",
+    };
+  },
+
+  toJSON(message: LinePrice): unknown {
+    const obj: any = {};
+    if (message.unit_price !== "") {
+      obj.unitPrice = message.unit_price;
+    }
+    if (message.unit_discount !== "") {
+      obj.unitDiscount = message.unit_discount;
+    }
+    if (message.unit_service_costs !== "") {
+      obj.unitServiceCosts = message.unit_service_costs;
+    }
+    if (message.unit_total !== "") {
+      obj.unitTotal = message.unit_total;
+    }
+    if (message.vat_percentage !== "") {
+      obj.vatPercentage = message.vat_percentage;
+    }
+    if (message.unit_vat !== "") {
+      obj.unitVat = message.unit_vat;
+    }
+    if (message.discount !== "") {
+      obj.discount = message.discount;
+    }
+    if (message.service_costs !== "") {
+      obj.serviceCosts = message.service_costs;
+    }
+    if (message.vat !== "") {
+      obj.vat = message.vat;
+    }
+    if (message.total !== "") {
+      obj.total = message.total;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LinePrice>, I>>(base?: I): LinePrice {
+    return LinePrice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LinePrice>, I>>(object: I): LinePrice {
+    const message = createBaseLinePrice();
+    message.unit_price = object.unit_price ?? "";
+    message.unit_discount = object.unit_discount ?? "";
+    message.unit_service_costs = object.unit_service_costs ?? "";
+    message.unit_total = object.unit_total ?? "";
+    message.vat_percentage = object.vat_percentage ?? "";
+    message.unit_vat = object.unit_vat ?? "";
+    message.discount = object.discount ?? "";
+    message.service_costs = object.service_costs ?? "";
+    message.vat = object.vat ?? "";
+    message.total = object.total ?? "";
+    return message;
+  },
+};
+
+function createBaseVatShare(): VatShare {
+  return { vat_percentage: "", total: "", vat: "", net: "" };
+}
+
+export const VatShare: MessageFns<VatShare> = {
+  encode(message: VatShare, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.vat_percentage !== "") {
+      writer.uint32(10).string(message.vat_percentage);
+    }
+    if (message.total !== "") {
+      writer.uint32(18).string(message.total);
+    }
+    if (message.vat !== "") {
+      writer.uint32(26).string(message.vat);
+    }
+    if (message.net !== "") {
+      writer.uint32(34).string(message.net);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VatShare {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVatShare();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.vat_percentage = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.total = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.vat = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.net = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VatShare {
+    return {
+      vat_percentage: isSet(object.vatPercentage)
+        ? globalThis.String(object.vatPercentage)
+        : isSet(object.vat_percentage)
+        ? globalThis.String(object.vat_percentage)
+        : "",
+      total: isSet(object.total) ? globalThis.String(object.total) : "",
+      vat: isSet(object.vat) ? globalThis.String(object.vat) : "",
+      net: isSet(object.net) ? globalThis.String(object.net) : "",
+    };
+  },
+
+  toJSON(message: VatShare): unknown {
+    const obj: any = {};
+    if (message.vat_percentage !== "") {
+      obj.vatPercentage = message.vat_percentage;
+    }
+    if (message.total !== "") {
+      obj.total = message.total;
+    }
+    if (message.vat !== "") {
+      obj.vat = message.vat;
+    }
+    if (message.net !== "") {
+      obj.net = message.net;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VatShare>, I>>(base?: I): VatShare {
+    return VatShare.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VatShare>, I>>(object: I): VatShare {
+    const message = createBaseVatShare();
+    message.vat_percentage = object.vat_percentage ?? "";
+    message.total = object.total ?? "";
+    message.vat = object.vat ?? "";
+    message.net = object.net ?? "";
+    return message;
+  },
+};
+
+function createBaseOrderTotals(): OrderTotals {
+  return { subtotal: "", discount: "", service_costs: "", vat: "", total: "", vat_breakdown: [] };
+}
+
+export const OrderTotals: MessageFns<OrderTotals> = {
+  encode(message: OrderTotals, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subtotal !== "") {
+      writer.uint32(10).string(message.subtotal);
+    }
+    if (message.discount !== "") {
+      writer.uint32(18).string(message.discount);
+    }
+    if (message.service_costs !== "") {
+      writer.uint32(26).string(message.service_costs);
+    }
+    if (message.vat !== "") {
+      writer.uint32(34).string(message.vat);
+    }
+    if (message.total !== "") {
+      writer.uint32(42).string(message.total);
+    }
+    for (const v of message.vat_breakdown) {
+      VatShare.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderTotals {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderTotals();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subtotal = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.discount = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.service_costs = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.vat = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.total = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.vat_breakdown.push(VatShare.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderTotals {
+    return {
+      subtotal: isSet(object.subtotal) ? globalThis.String(object.subtotal) : "",
+      discount: isSet(object.discount) ? globalThis.String(object.discount) : "",
+      service_costs: isSet(object.serviceCosts)
+        ? globalThis.String(object.serviceCosts)
+        : isSet(object.service_costs)
+        ? globalThis.String(object.service_costs)
+        : "",
+      vat: isSet(object.vat) ? globalThis.String(object.vat) : "",
+      total: isSet(object.total) ? globalThis.String(object.total) : "",
+      vat_breakdown: globalThis.Array.isArray(object?.vatBreakdown)
+        ? object.vatBreakdown.map((e: any) => VatShare.fromJSON(e))
+        : globalThis.Array.isArray(object?.vat_breakdown)
+        ? object.vat_breakdown.map((e: any) => VatShare.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: OrderTotals): unknown {
+    const obj: any = {};
+    if (message.subtotal !== "") {
+      obj.subtotal = message.subtotal;
+    }
+    if (message.discount !== "") {
+      obj.discount = message.discount;
+    }
+    if (message.service_costs !== "") {
+      obj.serviceCosts = message.service_costs;
+    }
+    if (message.vat !== "") {
+      obj.vat = message.vat;
+    }
+    if (message.total !== "") {
+      obj.total = message.total;
+    }
+    if (message.vat_breakdown?.length) {
+      obj.vatBreakdown = message.vat_breakdown.map((e) => VatShare.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderTotals>, I>>(base?: I): OrderTotals {
+    return OrderTotals.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderTotals>, I>>(object: I): OrderTotals {
+    const message = createBaseOrderTotals();
+    message.subtotal = object.subtotal ?? "";
+    message.discount = object.discount ?? "";
+    message.service_costs = object.service_costs ?? "";
+    message.vat = object.vat ?? "";
+    message.total = object.total ?? "";
+    message.vat_breakdown = object.vat_breakdown?.map((e) => VatShare.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseOrderLine(): OrderLine {
-  return { ticket_id: "", amount: 0, barcodes: [] };
+  return { ticket_id: "", amount: 0, barcodes: [], price: undefined };
 }
 
 export const OrderLine: MessageFns<OrderLine> = {
@@ -269,6 +855,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     }
     for (const v of message.barcodes) {
       OrderBarcode.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.price !== undefined) {
+      LinePrice.encode(message.price, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -310,6 +899,14 @@ export const OrderLine: MessageFns<OrderLine> = {
             message.barcodes.push(OrderBarcode.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.price = LinePrice.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -333,6 +930,7 @@ export const OrderLine: MessageFns<OrderLine> = {
       barcodes: globalThis.Array.isArray(object?.barcodes)
         ? object.barcodes.map((e: any) => OrderBarcode.fromJSON(e))
         : [],
+      price: isSet(object.price) ? LinePrice.fromJSON(object.price) : undefined,
     };
   },
 
@@ -347,6 +945,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     if (message.barcodes?.length) {
       obj.barcodes = message.barcodes.map((e) => OrderBarcode.toJSON(e));
     }
+    if (message.price !== undefined) {
+      obj.price = LinePrice.toJSON(message.price);
+    }
     return obj;
   },
 
@@ -358,6 +959,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     message.ticket_id = object.ticket_id ?? "";
     message.amount = object.amount ?? 0;
     message.barcodes = object.barcodes?.map((e) => OrderBarcode.fromPartial(e)) || [];
+    message.price = (object.price !== undefined && object.price !== null)
+      ? LinePrice.fromPartial(object.price)
+      : undefined;
     return message;
   },
 };
@@ -373,6 +977,9 @@ function createBaseOrder(): Order {
     lines: [],
     created_at: undefined,
     updated_at: undefined,
+    currency: "",
+    coupon_code: undefined,
+    totals: undefined,
   };
 }
 
@@ -404,6 +1011,15 @@ export const Order: MessageFns<Order> = {
     }
     if (message.updated_at !== undefined) {
       Timestamp.encode(toTimestamp(message.updated_at), writer.uint32(74).fork()).join();
+    }
+    if (message.currency !== "") {
+      writer.uint32(82).string(message.currency);
+    }
+    if (message.coupon_code !== undefined) {
+      writer.uint32(90).string(message.coupon_code);
+    }
+    if (message.totals !== undefined) {
+      OrderTotals.encode(message.totals, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -493,6 +1109,30 @@ export const Order: MessageFns<Order> = {
             message.updated_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.coupon_code = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.totals = OrderTotals.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -538,6 +1178,13 @@ export const Order: MessageFns<Order> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      coupon_code: isSet(object.couponCode)
+        ? globalThis.String(object.couponCode)
+        : isSet(object.coupon_code)
+        ? globalThis.String(object.coupon_code)
+        : undefined,
+      totals: isSet(object.totals) ? OrderTotals.fromJSON(object.totals) : undefined,
     };
   },
 
@@ -570,6 +1217,15 @@ export const Order: MessageFns<Order> = {
     if (message.updated_at !== undefined) {
       obj.updatedAt = message.updated_at.toISOString();
     }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.coupon_code !== undefined) {
+      obj.couponCode = message.coupon_code;
+    }
+    if (message.totals !== undefined) {
+      obj.totals = OrderTotals.toJSON(message.totals);
+    }
     return obj;
   },
 
@@ -587,6 +1243,11 @@ export const Order: MessageFns<Order> = {
     message.lines = object.lines?.map((e) => OrderLine.fromPartial(e)) || [];
     message.created_at = object.created_at ?? undefined;
     message.updated_at = object.updated_at ?? undefined;
+    message.currency = object.currency ?? "";
+    message.coupon_code = object.coupon_code ?? undefined;
+    message.totals = (object.totals !== undefined && object.totals !== null)
+      ? OrderTotals.fromPartial(object.totals)
+      : undefined;
     return message;
   },
 };
@@ -681,7 +1342,14 @@ export const NewOrderLine: MessageFns<NewOrderLine> = {
 };
 
 function createBaseCreateOrderRequest(): CreateOrderRequest {
-  return { event_id: "", lines: [], ttl_seconds: undefined, channel: undefined, request_id: "" };
+  return {
+    event_id: "",
+    lines: [],
+    ttl_seconds: undefined,
+    channel: undefined,
+    request_id: "",
+    expected_total: undefined,
+  };
 }
 
 export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
@@ -700,6 +1368,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     }
     if (message.request_id !== "") {
       writer.uint32(42).string(message.request_id);
+    }
+    if (message.expected_total !== undefined) {
+      writer.uint32(50).string(message.expected_total);
     }
     return writer;
   },
@@ -757,6 +1428,14 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
             message.request_id = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expected_total = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -788,6 +1467,11 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
         : isSet(object.request_id)
         ? globalThis.String(object.request_id)
         : "",
+      expected_total: isSet(object.expectedTotal)
+        ? globalThis.String(object.expectedTotal)
+        : isSet(object.expected_total)
+        ? globalThis.String(object.expected_total)
+        : undefined,
     };
   },
 
@@ -808,6 +1492,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     if (message.request_id !== "") {
       obj.requestId = message.request_id;
     }
+    if (message.expected_total !== undefined) {
+      obj.expectedTotal = message.expected_total;
+    }
     return obj;
   },
 
@@ -821,6 +1508,7 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     message.ttl_seconds = object.ttl_seconds ?? undefined;
     message.channel = object.channel ?? undefined;
     message.request_id = object.request_id ?? "";
+    message.expected_total = object.expected_total ?? undefined;
     return message;
   },
 };
@@ -1305,7 +1993,7 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
 };
 
 function createBaseConfirmOrderRequest(): ConfirmOrderRequest {
-  return { guid: "", lines: [] };
+  return { guid: "", lines: [], expected_total: undefined };
 }
 
 export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
@@ -1315,6 +2003,9 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     }
     for (const v of message.lines) {
       ConfirmLine.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.expected_total !== undefined) {
+      writer.uint32(26).string(message.expected_total);
     }
     return writer;
   },
@@ -1348,6 +2039,14 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
             message.lines.push(ConfirmLine.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expected_total = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1364,6 +2063,11 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     return {
       guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
       lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => ConfirmLine.fromJSON(e)) : [],
+      expected_total: isSet(object.expectedTotal)
+        ? globalThis.String(object.expectedTotal)
+        : isSet(object.expected_total)
+        ? globalThis.String(object.expected_total)
+        : undefined,
     };
   },
 
@@ -1375,6 +2079,9 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     if (message.lines?.length) {
       obj.lines = message.lines.map((e) => ConfirmLine.toJSON(e));
     }
+    if (message.expected_total !== undefined) {
+      obj.expectedTotal = message.expected_total;
+    }
     return obj;
   },
 
@@ -1385,6 +2092,7 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     const message = createBaseConfirmOrderRequest();
     message.guid = object.guid ?? "";
     message.lines = object.lines?.map((e) => ConfirmLine.fromPartial(e)) || [];
+    message.expected_total = object.expected_total ?? undefined;
     return message;
   },
 };

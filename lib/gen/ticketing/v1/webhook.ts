@@ -26,7 +26,7 @@ export const protobufPackage = "ticketing.v1";
 
 export const protobufFileName = "ticketing/v1/webhook.proto";
 
-/** Field meanings: lib/webhooks/fields.ts. OUTPUT_ONLY fields may be sent back unchanged. */
+/** Field meanings: lib/fields/webhook.ts. OUTPUT_ONLY fields may be sent back unchanged. */
 export interface Webhook {
   guid: string;
   company_id: string;
@@ -105,7 +105,7 @@ export interface ListDeliveriesRequest {
   page_size: number;
 }
 
-/** One attempt to deliver an event (lib/webhooks/fields.ts DELIVERY_FIELDS). */
+/** One attempt to deliver an event (lib/fields/webhook.ts DELIVERY_FIELDS). */
 export interface Delivery {
   event_id: string;
   event_type: string;

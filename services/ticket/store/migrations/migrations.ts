@@ -2,6 +2,7 @@ import { isMysql, utf8mb4, type Knex } from '../../../../lib/db.js';
 import { barcodeBytesMigration } from './barcode-bytes-migration.js';
 import { barcodeHolderMigration } from './barcode-holder-migration.js';
 import { listIndexMigration } from './list-index-migration.js';
+import { moneyMigration } from './money-migration.js';
 import { ordersMigration } from './order-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
 import { webhookClaimIndexMigration } from './webhook-claim-index-migration.js';
@@ -109,4 +110,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261127_001_barcode_bytes': barcodeBytesMigration,
   '20261127_001_orders': ordersMigration,
   '20261128_001_barcode_holders': barcodeHolderMigration,
+  '20261128_002_money': moneyMigration,
 };
