@@ -31,9 +31,10 @@ try {
   // One unit of each ticket, held together for 8 minutes; request_id is the Idempotency-Key, as for a reservation.
   const lines = tickets.map((ticket_id) => ({ ticket_id, amount: 1 }));
   const order = await callUnary(shop.createOrder.bind(shop), { event_id: EVENT, lines, ttl_seconds: 480, request_id: randomUUID() }, metadata, 3000);
-  console.log('reserved', order.lines.length, 'lines until', order.expires_at?.toISOString());
+  console.log('reserved', order.lines.length, 'lines until', order.expires_at?.toISOString(), 'total', order.totals?.total, order.currency);
   // Generated barcodes need no lines here; a predefined ticket's line sends its own: { ticket_id, barcodes }.
-  await callUnary(shop.confirmOrder.bind(shop), { guid: order.guid, lines: [] }, metadata, 3000);
+  // expected_total: the total the buyer pays; a different one is refused (price_changed) and nothing is confirmed.
+  await callUnary(shop.confirmOrder.bind(shop), { guid: order.guid, lines: [], expected_total: order.totals?.total }, metadata, 3000);
   const sold = await callUnary(shop.getOrder.bind(shop), { guid: order.guid }, metadata, 2000);
   console.log(ReservationState[sold.state], 'order', sold.guid);
   for (const line of sold.lines) console.log(' ', line.ticket_id, line.barcodes.map((barcode) => barcode.code).join(' '));
