@@ -3,6 +3,14 @@ import { EVENT_ERRORS, itemOperations, type Paths } from '../operation.js';
 
 /** Events (the ticket service). */
 export function eventPaths(): Paths {
+  const item = itemOperations('events', 'Event', EVENT, {
+    get: { summary: 'Get an event', description: 'The event, when it belongs to one of the request\'s companies (else 404).' },
+    put: {
+      summary: 'Update an event (partial)',
+      description: 'Changes the fields sent. Its currency cannot change while the event has a live or confirmed sale: 409 currency_locked.',
+    },
+    delete: { summary: 'Delete an event and its tickets (soft)', description: 'Marks the event and every ticket of it deleted.' },
+  });
   return {
     '/event': {
       post: {
@@ -25,10 +33,6 @@ export function eventPaths(): Paths {
         parameters: ['Company', 'limit', 'cursor'],
       },
     },
-    '/event/{guid}': itemOperations('events', 'Event', EVENT, {
-      get: { summary: 'Get an event', description: 'The event, when it belongs to one of the request\'s companies (else 404).' },
-      put: { summary: 'Update an event (partial)', description: 'Changes the fields sent.' },
-      delete: { summary: 'Delete an event and its tickets (soft)', description: 'Marks the event and every ticket of it deleted.' },
-    }),
+    '/event/{guid}': { ...item, put: { ...item.put!, errors: [...item.put!.errors, 409] } },
   };
 }
