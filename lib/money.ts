@@ -32,7 +32,8 @@ const DECIMAL = /^(-?)(\d{1,16})(?:\.(\d{1,16}))?$/;
 function scaled(text: string, scale: number): bigint | undefined {
   const match = DECIMAL.exec(text);
   if (!match) return undefined;
-  const fraction = (match[3] ?? '').replace(/0+$/, '');
+  let fraction = match[3] ?? '';
+  while (fraction.endsWith('0')) fraction = fraction.slice(0, -1);
   if (fraction.length > scale) return undefined;
   const value = BigInt(match[2]!) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0') || '0');
   return match[1] === '-' ? -value : value;

@@ -48,6 +48,7 @@ export const BOTH_BACKENDS_FILES = [
   'test/orders/all-or-nothing.test.ts',
   'test/orders/concurrency.test.ts',
   'test/orders/holders.test.ts',
+  'test/orders/money.test.ts',
   'test/orders/moves.test.ts',
   'test/orders/rest.test.ts',
   'test/orders/scan.test.ts',
