@@ -35,7 +35,7 @@ export function resourceInput(resource: Resource, body: Record<string, unknown>,
     } else {
       const coerced = coerce(def, raw, kind);
       if ('error' in coerced) {
-        result.violations.push({ field: key, description: coerced.error });
+        result.violations.push({ field: `${key}${coerced.member ?? ''}`, description: coerced.error });
       } else {
         values[key] = coerced.value;
         result.updateMask.push(key);

@@ -5,7 +5,8 @@ import type { BodyKind } from './body.js';
 
 export type InputValue = string | number | boolean | Date | string[] | NestedValue | NestedValue[] | null;
 
-export type Coerced = { value: InputValue } | { error: string };
+/** A value, or its error; `member` names the nested member in the wrong (`[0].name`), appended to the field's name. */
+export type Coerced = { value: InputValue } | { error: string; member?: string };
 
 const INT32_MIN = -2_147_483_648;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
@@ -56,7 +57,7 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
       const items: NestedValue[] = [];
       for (const [i, item] of raw.entries()) {
         const coerced = nested(def.kind.fields, item);
-        if ('error' in coerced) return { error: `[${i}]${coerced.error}` };
+        if ('error' in coerced) return { error: coerced.error, member: `[${i}]${coerced.member ?? ''}` };
         items.push(coerced.value as NestedValue);
       }
       return { value: items };
@@ -64,15 +65,15 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
   }
 }
 
-/** A nested object by its table (types only, as at the top); an error names the member in the wrong (`.name must be a string`). */
+/** A nested object by its table (types only, as at the top); an error names the member in the wrong (`.name`). */
 function nested(fields: FieldTable, raw: unknown): Coerced {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: 'must be an object' };
   const value: NestedValue = {};
   for (const [key, member] of Object.entries(raw)) {
     const def = fieldDef(fields, key);
-    if (!def || def.notInJson) return { error: `.${key} is not a member` };
+    if (!def || def.notInJson) return { error: 'is not a member', member: `.${key}` };
     const coerced = coerce(def, member, 'json');
-    if ('error' in coerced) return { error: `.${key} ${coerced.error}` };
+    if ('error' in coerced) return { error: coerced.error, member: `.${key}${coerced.member ?? ''}` };
     value[key] = coerced.value;
   }
   return { value };
