@@ -170,6 +170,7 @@ export class OrderService {
         commit: (remembered?: () => Record<string, unknown>) =>
           this.engine.run({
             tickets: ticketGuids,
+            reads: { currencies: true },
             takesStock: true,
             plan: (draft) => {
               plan(draft);

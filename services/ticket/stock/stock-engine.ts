@@ -174,6 +174,7 @@ export class StockEngine {
       orders: moves.flatMap((queued) => queued.move.reads?.orders ?? []),
       barcodes: moves.flatMap((queued) => queued.move.reads?.barcodes ?? []),
       codes: moves.flatMap((queued) => queued.move.reads?.codes ?? []),
+      currencies: moves.some((queued) => queued.move.reads?.currencies),
     };
     const view = await StockView.open(trx, tickets, reads, new Date());
     const outcomes = moves.map((queued): Outcome => {

@@ -41,6 +41,8 @@ export interface StockReads {
   barcodes?: readonly number[];
   /** Codes a confirmation sends: whether each is in use within its ticket's event. */
   codes?: readonly string[];
+  /** The currency of the tickets' events (a move that prices a sale). */
+  currencies?: boolean;
 }
 
 interface TicketChange {
@@ -142,7 +144,7 @@ export class StockView implements StockState {
     for (const order of await readOrders(this.trx, fresh(reads.orders, this.orders))) this.remember({ kind: 'order', order });
     for (const barcode of await readBarcodes(this.trx, [...new Set(reads.barcodes ?? [])])) this.barcodes.set(barcode.id, barcode);
     const events = [...new Set([...this.tickets.values()].map((ticket) => ticket.event_id))];
-    for (const [event, currency] of await currenciesOf(this.trx, events)) this.currencies.set(event, currency);
+    if (reads.currencies) for (const [event, currency] of await currenciesOf(this.trx, events)) this.currencies.set(event, currency);
     for (const taken of await codesInUse(this.trx, events, [...new Set(reads.codes ?? [])])) this.codes.add(codeKey(taken.event_id, taken.barcode));
   }
 
