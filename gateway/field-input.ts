@@ -43,6 +43,8 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
     case 'text-list': {
       // A form sends one value as a string and several as repeated keys.
       const list = Array.isArray(raw) ? raw : kind === 'form' && typeof raw === 'string' ? [raw] : undefined;
+      // A list past its limit is refused before it is walked.
+      if (list && def.kind.maxItems !== undefined && list.length > def.kind.maxItems) return { error: `must hold at most ${def.kind.maxItems} items` };
       return list?.every((item) => typeof item === 'string') ? { value: list as string[] } : { error: 'must be an array of strings' };
     }
     case 'timestamp': {
@@ -54,6 +56,7 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
     case 'object-list': {
       if (kind !== 'json') return { error: 'must be sent in a JSON body' };
       if (!Array.isArray(raw)) return { error: 'must be an array of objects' };
+      if (def.kind.maxItems !== undefined && raw.length > def.kind.maxItems) return { error: `must hold at most ${def.kind.maxItems} items` };
       const items: NestedValue[] = [];
       for (const [i, item] of raw.entries()) {
         const coerced = nested(def.kind.fields, item);

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Resource } from '../lib/fields/kinds.js';
-import { ORDER_BODIES } from '../lib/fields/order.js';
+import { ORDER_BODIES, ORDER_LINES } from '../lib/fields/order.js';
 import type { FieldViolation } from '../lib/grpc/errors.js';
 import type { BodyKind } from './body.js';
 import { resourceInput } from './body-input.js';
@@ -11,6 +11,11 @@ type LineFields = Record<string, unknown>;
 /** The `lines` of a body, each by its line table, its violations named `lines[i].field`. */
 function linesInput(line: Resource, raw: unknown, kind: BodyKind, violations: FieldViolation[]): LineFields[] {
   if (raw === undefined) return [];
+  // A list past its limit is refused before it is walked.
+  if (Array.isArray(raw) && raw.length > ORDER_LINES.max) {
+    violations.push({ field: 'lines', description: `must hold at most ${ORDER_LINES.max} lines` });
+    return [];
+  }
   if (!Array.isArray(raw) || raw.some((item) => typeof item !== 'object' || item === null || Array.isArray(item))) {
     violations.push({ field: 'lines', description: 'must be an array of objects (send the body as JSON)' });
     return [];

@@ -122,6 +122,9 @@ export function httpStatusFor(code: GrpcStatus, hasFieldViolations: boolean): nu
   }
 }
 
+/** Request fields that REST carries elsewhere than in the body: their names in a 422. */
+const REST_FIELD_NAMES: Record<string, string> = { request_id: 'Idempotency-Key' };
+
 /**
  * A gRPC error as a problem. Only a message a service wrote is passed on, and not for
  * INTERNAL/UNKNOWN. An error grpc-js raised by itself (no service wrote it: a stream reset
@@ -147,7 +150,10 @@ export function problemFromGrpc(err: ServiceError): Problem {
   if (tooLarge) detail = 'The answer was too large to pass through the gateway; read it page by page.';
   if (code === GrpcStatus.UNAVAILABLE) detail = 'A backend service is unavailable; try again shortly.';
   if (err.code === GrpcStatus.DEADLINE_EXCEEDED) detail = 'A backend service did not answer in time.';
-  if (status === 422) return invalidFieldsProblem(details.fieldViolations!, detail, violationCount(details));
+  if (status === 422) {
+    const violations = details.fieldViolations!.map((v) => ({ ...v, field: REST_FIELD_NAMES[v.field] ?? v.field }));
+    return invalidFieldsProblem(violations, detail, violationCount(details));
+  }
   return {
     status,
     detail,

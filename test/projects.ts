@@ -60,6 +60,8 @@ export const BOTH_BACKENDS_FILES = [
   'test/stock/legacy-reservation.test.ts',
   'test/stock/limits.test.ts',
   'test/stock/one-engine.test.ts',
+  'test/stock/queue-tenancy.test.ts',
+  'test/stock/retry-moves.test.ts',
   'test/stock/rest-moves.test.ts',
   'test/stock/rest-rush.test.ts',
   'test/stock/rush-cliff.test.ts',

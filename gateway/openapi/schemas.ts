@@ -119,6 +119,7 @@ function ruleSchema(def: FieldDef): Schema {
         type: 'array',
         items: kind.values ? { type: 'string', enum: [...kind.values] } : { type: 'string' },
         ...(kind.minItems ? { minItems: kind.minItems } : {}),
+        ...(kind.maxItems ? { maxItems: kind.maxItems } : {}),
       });
     case 'timestamp': {
       const timestamp = { ...TIMESTAMP, pattern: TIMESTAMP_PATTERN };

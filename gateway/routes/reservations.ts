@@ -56,8 +56,9 @@ export function reservationRoutes(clients: BackendClients, call: Caller, admitSa
   saleMoveRoutes(router, '/reservation', backend.moves, (move, req, res) => bodyFields(MOVE_BODIES[move], req, res), reservationJson);
 
   router.post('/event/:guid/scans', async (req, res) => {
+    const requestId = idempotencyKey(req);
     const body = bodyFields(MOVE_BODIES.scan, req, res);
-    const scan = await backend.scan(req, { barcode: '', ...body, event_id: param(req, 'guid') });
+    const scan = await backend.scan(req, { barcode: '', ...body, event_id: param(req, 'guid'), request_id: requestId });
     res.status(201).json(resourceJson(SCAN_FIELDS, scan));
   });
   router.all('/event/:guid/scans', methodNotAllowed(['POST']));

@@ -1,12 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { SALE_MOVES, type SaleMove } from '../../lib/stock-moves.js';
 import type { SaleMoveCall } from '../backends.js';
-import { methodNotAllowed } from '../request-input.js';
+import { idempotencyKey, methodNotAllowed } from '../request-input.js';
 import { param } from '../resource-routes.js';
 
 /**
  * POST {path}/:guid/<move> for every move of an existing sale (lib/stock-moves.ts SALE_MOVES):
- * the body by `bodyOf`, the backend call of the move, the sale as JSON; 405 for other methods.
+ * the body by `bodyOf`, the Idempotency-Key as request_id, the backend call of the move, the
+ * sale as JSON; 405 for other methods.
  */
 export function saleMoveRoutes<M>(
   router: Router,
@@ -17,7 +18,8 @@ export function saleMoveRoutes<M>(
 ): void {
   for (const move of SALE_MOVES) {
     router.post(`${path}/:guid/${move}`, async (req, res) => {
-      res.json(toJson(await moves[move](req, { ...bodyOf(move, req, res), guid: param(req, 'guid') })));
+      const requestId = idempotencyKey(req);
+      res.json(toJson(await moves[move](req, { ...bodyOf(move, req, res), guid: param(req, 'guid'), request_id: requestId })));
     });
     router.all(`${path}/:guid/${move}`, methodNotAllowed(['POST']));
   }

@@ -17,8 +17,8 @@ export type FieldKind =
   | { type: 'integer'; min: number; max?: number }
   | { type: 'boolean' }
   | { type: 'timestamp' }
-  /** A list of strings (a repeated proto field, a JSON array); `values`: the strings it may hold, `minItems`: its shortest length. */
-  | { type: 'text-list'; values?: readonly string[]; minItems?: number }
+  /** A list of strings (a repeated proto field, a JSON array); `values`: the strings it may hold, `minItems`/`maxItems`: its shortest and longest length. */
+  | { type: 'text-list'; values?: readonly string[]; minItems?: number; maxItems?: number }
   /** A proto enum: value i of `values` is enum number i + 1 (0 is UNSPECIFIED, read as null). */
   | { type: 'enum'; values: readonly string[] }
   /** A nested message (a JSON object), each of its fields by its own table. */

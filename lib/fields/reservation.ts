@@ -97,7 +97,7 @@ export const PENDING_FIELDS = {
 
 export const CONFIRM_FIELDS = {
   barcodes: {
-    kind: { type: 'text-list' },
+    kind: { type: 'text-list', maxItems: MAX_UNITS_PER_ORDER },
     nullable: false,
     role: 'writable',
     description: 'Only for barcode_type predefined: exactly `amount` codes of 4 to 64 printable characters, unique within the event.',

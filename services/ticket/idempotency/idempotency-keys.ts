@@ -26,6 +26,6 @@ export function requestHash(parts: Array<string | Uint8Array>): string {
 /** The same key with a different request. */
 export function keyReused(): RpcError {
   return RpcError.invalidArgument([
-    { field: 'Idempotency-Key', description: 'was already used for a different request; use a new key for a new request' },
+    { field: 'request_id', description: 'was already used for a different request; use a new key for a new request' },
   ]);
 }

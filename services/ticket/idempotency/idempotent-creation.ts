@@ -57,6 +57,26 @@ export class IdempotentCreation {
     });
   }
 
+  /**
+   * A move run once per request id (a confirm, a scan, ...): `move(keep)` runs it, and inside
+   * its transaction hands its answer to `keep`, which gives the row that remembers it (to write
+   * with the move's own writes), or undefined without a request id.
+   */
+  once<M>(request: CreationRequest<M>, move: (keep: (answer: M) => Record<string, unknown> | undefined) => Promise<unknown>): Promise<M> {
+    let answer: M | undefined;
+    return this.run(request, async () => ({
+      get result() {
+        return answer as M;
+      },
+      commit: async (remembered?: () => Record<string, unknown>) => {
+        await move((value) => {
+          answer = value;
+          return remembered?.();
+        });
+      },
+    }));
+  }
+
   async run<M>(request: CreationRequest<M>, prepare: () => Promise<PreparedCreation<M>>): Promise<M> {
     if (request.requestId === '') {
       const prepared = await prepare();

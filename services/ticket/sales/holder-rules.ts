@@ -1,4 +1,5 @@
 import { HOLDER_FIELDS, type Holder } from '../../../lib/fields/holder.js';
+import { MAX_UNITS_PER_ORDER } from '../../../lib/fields/reservation.js';
 import type { FieldViolation } from '../../../lib/grpc/errors.js';
 import { nestedViolations } from '../catalogue/field-rules.js';
 
@@ -15,9 +16,12 @@ export function checkHolder(field: string, sent: Holder): { holder: Holder; viol
 
 /** The holders of a confirmation's line: at most one per barcode it issues (`barcodes`), each valid. */
 export function checkHolders(sent: readonly Holder[], barcodes: number): { holders: Holder[]; violations: FieldViolation[] } {
+  const tooMany = { field: 'holders', description: `must hold at most ${barcodes}: one per barcode the line issues` };
+  // A list past its limit is refused before it is walked; within it, every holder is checked.
+  if (sent.length > MAX_UNITS_PER_ORDER) return { holders: [], violations: [tooMany] };
   const checked = sent.map((holder, j) => checkHolder(`holders[${j}]`, holder));
   const violations = checked.flatMap((c) => c.violations);
-  if (sent.length > barcodes) violations.unshift({ field: 'holders', description: `must hold at most ${barcodes}: one per barcode the line issues` });
+  if (sent.length > barcodes) violations.unshift(tooMany);
   return { holders: checked.map((c) => c.holder), violations };
 }
 

@@ -14,7 +14,7 @@ import {
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import type { MoveName } from '../../../lib/stock-moves.js';
+import { moveRpc, type SaleMove } from '../../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { storedGuid } from '../access/request-guid.js';
@@ -30,7 +30,7 @@ import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
 import type { SaleMoves } from './sale-moves.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
-import { BARCODES_PER_PAGE, refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter, type ReservationService } from './reservation-service.js';
+import { BARCODES_PER_PAGE, refuseUnlessOnSale, retryingBarcodeCollisions, sameRequest, stateFilter, type ReservationService } from './reservation-service.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
@@ -56,6 +56,7 @@ function refuseUnexpectedTotal(expected: string | undefined, order: OrderRecord)
 
 /** The lines of a confirmation that name a ticket the order does not hold, or one another line named. */
 function unmatchedLines(request: ConfirmOrderRequest, order: OrderRecord): FieldViolation[] {
+  if (request.lines.length > ORDER_LINES.max) return [{ field: 'lines', description: `must hold at most ${ORDER_LINES.max} lines` }];
   const held = new Set(order.lines.map((l) => l.ticket_id));
   const seen = new Set<string>();
   return request.lines.flatMap((sent, i) => {
@@ -129,6 +130,12 @@ export class OrderService {
     const prepare = async () => {
       const event = await this.findEvent(caller, request.event_id);
       const { ttl, channel, ticketGuids } = this.checkRequest(request);
+      // Another company's ticket never queues: refused before, as under the lock.
+      for (const [i, ticketGuid] of ticketGuids.entries()) {
+        if ((await this.reservations.companyOfTicket(ticketGuid)) !== event.company_id) {
+          throw RpcError.invalidArgument([{ field: line(i, 'ticket_id'), description: 'is not a live ticket of this event' }]);
+        }
+      }
       const now = new Date();
       const guid = newGuid();
       let order: OrderRecord | undefined;
@@ -211,8 +218,8 @@ export class OrderService {
    */
   private async move(
     caller: AuthenticatedCaller,
-    guid: string,
-    move: Exclude<MoveName, 'reserve' | 'expire'>,
+    request: { guid: string; request_id?: string },
+    move: SaleMove,
     options: {
       ttlSeconds?: number;
       /** The request's values against the order as the lock found it (422). */
@@ -223,22 +230,29 @@ export class OrderService {
       onTaken?: () => Error;
     } = {},
   ): Promise<Order> {
-    const found = await this.findOrder(caller, guid);
-    const scope = [found.company_id];
-    const plan = (draft: StockDraft) => {
-      const sale = draft.order(scope, found.guid);
-      if (!sale) throw notFound('Order', guid);
-      const violations = options.check?.(sale.order) ?? [];
-      if (violations.length) throw RpcError.invalidArgument(violations);
-      const moved = draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
-      return orderMessage(moved.order);
-    };
-    return retryingDeadlocks(() => this.engine.run({ tickets: found.lines.map((l) => l.ticket_id), reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+    const { guid } = request;
+    const once = { caller, scope: moveRpc(move, 'Order'), requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Order };
+    return this.creations.once(once, async (keep) => {
+      const found = await this.findOrder(caller, guid);
+      const scope = [found.company_id];
+      const plan = (draft: StockDraft) => {
+        const sale = draft.order(scope, found.guid);
+        if (!sale) throw notFound('Order', guid);
+        const violations = options.check?.(sale.order) ?? [];
+        if (violations.length) throw RpcError.invalidArgument(violations);
+        const answer = orderMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).order);
+        const remembered = keep(answer);
+        if (remembered) draft.remember(remembered);
+        return answer;
+      };
+      const tickets = found.lines.map((l) => l.ticket_id);
+      return retryingDeadlocks(() => this.engine.run({ tickets, reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+    });
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkOrderPendingRequest): Promise<Order> {
     const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
-    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, check: () => ttl.violations });
+    return this.move(caller, request, 'pending', { ttlSeconds: ttl.value, check: () => ttl.violations });
   }
 
   /**
@@ -248,7 +262,7 @@ export class OrderService {
   async confirm(caller: AuthenticatedCaller, request: ConfirmOrderRequest): Promise<Order> {
     const sentLines = new Map(request.lines.map((sent) => [storedGuid(sent.ticket_id) ?? '', sent]));
     return retryingBarcodeCollisions((generating) =>
-      this.move(caller, request.guid, 'confirm', {
+      this.move(caller, request, 'confirm', {
         check: (order) => {
           refuseUnexpectedTotal(request.expected_total, order);
           return unmatchedLines(request, order);
@@ -272,7 +286,7 @@ export class OrderService {
   }
 
   async release(caller: AuthenticatedCaller, request: ReleaseOrderRequest): Promise<Order> {
-    return this.move(caller, request.guid, 'release');
+    return this.move(caller, request, 'release');
   }
 
   /**

@@ -30,3 +30,22 @@ export class ReservationHomes {
     return home && companyIds.includes(home.company_id) ? home : undefined;
   }
 }
+
+/**
+ * The company of each ticket this process has seen lately (a ticket never changes company):
+ * a move that takes stock is checked against the caller's companies before it queues on the
+ * ticket, so another company's requests never wait in (or fill) its queue.
+ */
+export class TicketHomes {
+  private readonly companies = new Map<string, string>();
+
+  remember(ticketGuid: string, companyId: string): void {
+    this.companies.delete(ticketGuid);
+    this.companies.set(ticketGuid, companyId);
+    if (this.companies.size > KEPT) this.companies.delete(this.companies.keys().next().value!);
+  }
+
+  company(ticketGuid: string): string | undefined {
+    return this.companies.get(ticketGuid);
+  }
+}

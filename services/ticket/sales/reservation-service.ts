@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../../lib/db.js';
 import {
   ReserveTicketRequest,
   Reservation,
+  Scan,
   type ConfirmReservationRequest,
   type ListReservationBarcodesRequest,
   type ListReservationBarcodesResponse,
@@ -9,7 +10,6 @@ import {
   type ListReservationsResponse,
   type MarkReservationPendingRequest,
   type ReleaseReservationRequest,
-  type Scan,
   type ScanBarcodeRequest,
 } from '../../../lib/gen/ticketing/v1/reservation.js';
 import { fromMessageField } from '../../../lib/fields/messages.js';
@@ -18,7 +18,7 @@ import { remainingStock, ticketStatus } from '../../../lib/fields/ticket.js';
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
-import type { MoveName } from '../../../lib/stock-moves.js';
+import { moveRpc, type SaleMove } from '../../../lib/stock-moves.js';
 import { notInEnum } from '../common/field-checks.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
@@ -32,7 +32,7 @@ import type { ReservationStore } from '../store/reservation-store.js';
 import type { StockEngine } from '../stock/stock-engine.js';
 import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
 import { newLine, type LineRecord, type ReservationRecord, type StockTicket } from '../stock/sale.js';
-import { ReservationHomes, type ReservationHome } from './reservation-homes.js';
+import { ReservationHomes, TicketHomes, type ReservationHome } from './reservation-homes.js';
 import type { SaleMoves } from './sale-moves.js';
 
 /** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
@@ -82,6 +82,9 @@ export async function retryingBarcodeCollisions<T>(confirm: (generating: () => v
   }
 }
 
+/** What makes two requests of a move the same request: every field but its request id. */
+export const sameRequest = (request: { request_id?: string }): string => JSON.stringify({ ...request, request_id: undefined });
+
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
   constructor(
@@ -91,6 +94,16 @@ export class ReservationService {
   ) {}
 
   private readonly homes = new ReservationHomes();
+  private readonly ticketHomes = new TicketHomes();
+
+  /** The company of a ticket (deleted ones too), known without a read when this process saw it lately; undefined when there is none. */
+  async companyOfTicket(ticketGuid: string): Promise<string | undefined> {
+    const known = this.ticketHomes.company(ticketGuid);
+    if (known) return known;
+    const company = await this.store.companyOfTicket(ticketGuid);
+    if (company) this.ticketHomes.remember(ticketGuid, company);
+    return company;
+  }
 
   /** The moves of a reservation by their rows in SALE_MOVES. */
   readonly moves: SaleMoves<Reservation> = {
@@ -124,14 +137,16 @@ export class ReservationService {
   }
 
   /**
-   * A reservation is checked entirely under the ticket's lock, in its batch: no read before it
-   * queues (in a rush every statement a move makes on its own costs as much as its share of a
-   * batch). The checks keep their order: 404, then 422 (amount and ttl together), then 409.
+   * A reservation is checked under the ticket's lock, in its batch: before it queues only the
+   * ticket's company is checked (known without a read once this process saw the ticket), so
+   * another company's requests never wait in its queue. The checks keep their order: 404, then
+   * 422 (amount and ttl together), then 409.
    */
   async reserve(caller: AuthenticatedCaller, request: ReserveTicketRequest): Promise<Reservation> {
     const prepare = async () => {
       const ticketGuid = storedGuid(request.ticket_id);
-      if (!ticketGuid) throw notFound('Ticket', request.ticket_id);
+      const company = ticketGuid && (await this.companyOfTicket(ticketGuid));
+      if (!ticketGuid || !company || !caller.companyIds.includes(company)) throw notFound('Ticket', request.ticket_id);
       const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
       const now = new Date();
       const guid = newGuid();
@@ -206,8 +221,8 @@ export class ReservationService {
    */
   private async move(
     caller: AuthenticatedCaller,
-    guid: string,
-    move: Exclude<MoveName, 'reserve' | 'expire'>,
+    request: { guid: string; request_id?: string },
+    move: SaleMove,
     options: {
       ttlSeconds?: number;
       violations?: FieldViolation[];
@@ -217,26 +232,32 @@ export class ReservationService {
       onTaken?: () => Error;
     } = {},
   ): Promise<Reservation> {
-    const found = await this.homeOf(caller, guid);
-    const scope = [found.company_id];
-    const plan = (draft: StockDraft) => {
-      const sale = draft.reservation(scope, found.guid);
-      if (!sale || !draft.ticket(found.ticket_id, scope, { includeDeleted: true })) throw notFound('Reservation', guid);
-      if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-      const moved = draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
-      return reservationMessage(moved.line);
-    };
-    return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+    const { guid } = request;
+    const once = { caller, scope: moveRpc(move, 'Reservation'), requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Reservation };
+    return this.creations.once(once, async (keep) => {
+      const found = await this.homeOf(caller, guid);
+      const scope = [found.company_id];
+      const plan = (draft: StockDraft) => {
+        const sale = draft.reservation(scope, found.guid);
+        if (!sale || !draft.ticket(found.ticket_id, scope, { includeDeleted: true })) throw notFound('Reservation', guid);
+        if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
+        const answer = reservationMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).line);
+        const remembered = keep(answer);
+        if (remembered) draft.remember(remembered);
+        return answer;
+      };
+      return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+    });
   }
 
   async markPending(caller: AuthenticatedCaller, request: MarkReservationPendingRequest): Promise<Reservation> {
     const ttl = checkMoveField('ttl_seconds', PENDING_FIELDS.ttl_seconds, request.ttl_seconds);
-    return this.move(caller, request.guid, 'pending', { ttlSeconds: ttl.value, violations: ttl.violations });
+    return this.move(caller, request, 'pending', { ttlSeconds: ttl.value, violations: ttl.violations });
   }
 
   async confirm(caller: AuthenticatedCaller, request: ConfirmReservationRequest): Promise<Reservation> {
     return retryingBarcodeCollisions((generating) =>
-      this.move(caller, request.guid, 'confirm', {
+      this.move(caller, request, 'confirm', {
         issue: (line, ticket) => {
           const violations = checkBarcodes(ticket.barcode_type, request.barcodes, line.amount);
           if (violations.length) throw RpcError.invalidArgument(violations);
@@ -252,7 +273,7 @@ export class ReservationService {
   }
 
   async release(caller: AuthenticatedCaller, request: ReleaseReservationRequest): Promise<Reservation> {
-    return this.move(caller, request.guid, 'release');
+    return this.move(caller, request, 'release');
   }
 
   async scan(caller: AuthenticatedCaller, request: ScanBarcodeRequest): Promise<Scan> {
@@ -260,14 +281,20 @@ export class ReservationService {
     if (violations.length) throw RpcError.invalidArgument(violations);
     const eventGuid = storedGuid(request.event_id);
     if (!eventGuid) throw notFound('Event', request.event_id);
-    const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
-    if (!found) throw notFound('Barcode', request.barcode);
-    const plan = (draft: StockDraft) => {
-      const ticket = draft.ticket(found.ticket_id, caller.companyIds, { includeDeleted: true });
-      const barcode = draft.barcode(found.id);
-      if (!ticket || !barcode) throw notFound('Barcode', request.barcode);
-      return scanMessage(draft.scan(barcode, ticket.company_id));
-    };
-    return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { barcodes: [found.id] }, plan }));
+    const once = { caller, scope: 'ScanBarcode', requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Scan };
+    return this.creations.once(once, async (keep) => {
+      const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
+      if (!found) throw notFound('Barcode', request.barcode);
+      const plan = (draft: StockDraft) => {
+        const ticket = draft.ticket(found.ticket_id, caller.companyIds, { includeDeleted: true });
+        const barcode = draft.barcode(found.id);
+        if (!ticket || !barcode) throw notFound('Barcode', request.barcode);
+        const answer = scanMessage(draft.scan(barcode, ticket.company_id));
+        const remembered = keep(answer);
+        if (remembered) draft.remember(remembered);
+        return answer;
+      };
+      return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { barcodes: [found.id] }, plan }));
+    });
   }
 }

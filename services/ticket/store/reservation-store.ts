@@ -15,6 +15,12 @@ export class ReservationStore {
     return row ? toStockTicket(row as Raw) : undefined;
   }
 
+  /** The company of a ticket, deleted or not. */
+  async companyOfTicket(guid: string): Promise<string | undefined> {
+    const row = (await this.db('tickets').where('guid', guid).first('company_id')) as Raw | undefined;
+    return row?.company_id as string | undefined;
+  }
+
   /** Of these tickets, those with a due reservation (one indexed query). */
   async ticketsWithDue(ticketGuids: readonly string[], now: Date): Promise<string[]> {
     if (ticketGuids.length === 0) return [];

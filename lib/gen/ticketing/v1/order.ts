@@ -190,7 +190,11 @@ export interface ListOrdersResponse {
 export interface MarkOrderPendingRequest {
   guid: string;
   /** 1..3600; unset = 1800. */
-  ttl_seconds?: number | undefined;
+  ttl_seconds?:
+    | number
+    | undefined;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface ConfirmLine {
@@ -208,11 +212,17 @@ export interface ConfirmOrderRequest {
    * The total the buyer pays (a decimal string); a different totals.total is refused
    * FAILED_PRECONDITION price_changed, nothing confirmed.
    */
-  expected_total?: string | undefined;
+  expected_total?:
+    | string
+    | undefined;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface ReleaseOrderRequest {
   guid: string;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface SetBarcodeHolderRequest {
@@ -1799,7 +1809,7 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
 };
 
 function createBaseMarkOrderPendingRequest(): MarkOrderPendingRequest {
-  return { guid: "", ttl_seconds: undefined };
+  return { guid: "", ttl_seconds: undefined, request_id: undefined };
 }
 
 export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
@@ -1809,6 +1819,9 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
     }
     if (message.ttl_seconds !== undefined) {
       writer.uint32(16).int32(message.ttl_seconds);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(26).string(message.request_id);
     }
     return writer;
   },
@@ -1842,6 +1855,14 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
             message.ttl_seconds = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1862,6 +1883,11 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
         : isSet(object.ttl_seconds)
         ? globalThis.Number(object.ttl_seconds)
         : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -1873,6 +1899,9 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
     if (message.ttl_seconds !== undefined) {
       obj.ttlSeconds = Math.round(message.ttl_seconds);
     }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
     return obj;
   },
 
@@ -1883,6 +1912,7 @@ export const MarkOrderPendingRequest: MessageFns<MarkOrderPendingRequest> = {
     const message = createBaseMarkOrderPendingRequest();
     message.guid = object.guid ?? "";
     message.ttl_seconds = object.ttl_seconds ?? undefined;
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
@@ -1993,7 +2023,7 @@ export const ConfirmLine: MessageFns<ConfirmLine> = {
 };
 
 function createBaseConfirmOrderRequest(): ConfirmOrderRequest {
-  return { guid: "", lines: [], expected_total: undefined };
+  return { guid: "", lines: [], expected_total: undefined, request_id: undefined };
 }
 
 export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
@@ -2006,6 +2036,9 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     }
     if (message.expected_total !== undefined) {
       writer.uint32(26).string(message.expected_total);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(34).string(message.request_id);
     }
     return writer;
   },
@@ -2047,6 +2080,14 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
             message.expected_total = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2068,6 +2109,11 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
         : isSet(object.expected_total)
         ? globalThis.String(object.expected_total)
         : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -2082,6 +2128,9 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     if (message.expected_total !== undefined) {
       obj.expectedTotal = message.expected_total;
     }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
     return obj;
   },
 
@@ -2093,18 +2142,22 @@ export const ConfirmOrderRequest: MessageFns<ConfirmOrderRequest> = {
     message.guid = object.guid ?? "";
     message.lines = object.lines?.map((e) => ConfirmLine.fromPartial(e)) || [];
     message.expected_total = object.expected_total ?? undefined;
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
 
 function createBaseReleaseOrderRequest(): ReleaseOrderRequest {
-  return { guid: "" };
+  return { guid: "", request_id: undefined };
 }
 
 export const ReleaseOrderRequest: MessageFns<ReleaseOrderRequest> = {
   encode(message: ReleaseOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.guid !== "") {
       writer.uint32(10).string(message.guid);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(18).string(message.request_id);
     }
     return writer;
   },
@@ -2130,6 +2183,14 @@ export const ReleaseOrderRequest: MessageFns<ReleaseOrderRequest> = {
             message.guid = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2143,13 +2204,23 @@ export const ReleaseOrderRequest: MessageFns<ReleaseOrderRequest> = {
   },
 
   fromJSON(object: any): ReleaseOrderRequest {
-    return { guid: isSet(object.guid) ? globalThis.String(object.guid) : "" };
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
+    };
   },
 
   toJSON(message: ReleaseOrderRequest): unknown {
     const obj: any = {};
     if (message.guid !== "") {
       obj.guid = message.guid;
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
     }
     return obj;
   },
@@ -2160,6 +2231,7 @@ export const ReleaseOrderRequest: MessageFns<ReleaseOrderRequest> = {
   fromPartial<I extends Exact<DeepPartial<ReleaseOrderRequest>, I>>(object: I): ReleaseOrderRequest {
     const message = createBaseReleaseOrderRequest();
     message.guid = object.guid ?? "";
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };

@@ -153,23 +153,33 @@ export interface ListReservationBarcodesResponse {
 export interface MarkReservationPendingRequest {
   guid: string;
   /** 1..3600; unset = 1800. */
-  ttl_seconds?: number | undefined;
+  ttl_seconds?:
+    | number
+    | undefined;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface ConfirmReservationRequest {
   guid: string;
   /** barcode_type `predefined`: exactly `amount` codes; otherwise none. */
   barcodes: string[];
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface ReleaseReservationRequest {
   guid: string;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 export interface ScanBarcodeRequest {
   /** GUID of the event. */
   event_id: string;
   barcode: string;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
 }
 
 /** Field meanings: lib/fields/reservation.ts (SCAN_FIELDS). */
@@ -1055,7 +1065,7 @@ export const ListReservationBarcodesResponse: MessageFns<ListReservationBarcodes
 };
 
 function createBaseMarkReservationPendingRequest(): MarkReservationPendingRequest {
-  return { guid: "", ttl_seconds: undefined };
+  return { guid: "", ttl_seconds: undefined, request_id: undefined };
 }
 
 export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingRequest> = {
@@ -1065,6 +1075,9 @@ export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingReq
     }
     if (message.ttl_seconds !== undefined) {
       writer.uint32(16).int32(message.ttl_seconds);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(26).string(message.request_id);
     }
     return writer;
   },
@@ -1098,6 +1111,14 @@ export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingReq
             message.ttl_seconds = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1118,6 +1139,11 @@ export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingReq
         : isSet(object.ttl_seconds)
         ? globalThis.Number(object.ttl_seconds)
         : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -1128,6 +1154,9 @@ export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingReq
     }
     if (message.ttl_seconds !== undefined) {
       obj.ttlSeconds = Math.round(message.ttl_seconds);
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
     }
     return obj;
   },
@@ -1141,12 +1170,13 @@ export const MarkReservationPendingRequest: MessageFns<MarkReservationPendingReq
     const message = createBaseMarkReservationPendingRequest();
     message.guid = object.guid ?? "";
     message.ttl_seconds = object.ttl_seconds ?? undefined;
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
 
 function createBaseConfirmReservationRequest(): ConfirmReservationRequest {
-  return { guid: "", barcodes: [] };
+  return { guid: "", barcodes: [], request_id: undefined };
 }
 
 export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = {
@@ -1156,6 +1186,9 @@ export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = 
     }
     for (const v of message.barcodes) {
       writer.uint32(18).string(v!);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(26).string(message.request_id);
     }
     return writer;
   },
@@ -1189,6 +1222,14 @@ export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = 
             message.barcodes.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1205,6 +1246,11 @@ export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = 
     return {
       guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
       barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -1216,6 +1262,9 @@ export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = 
     if (message.barcodes?.length) {
       obj.barcodes = message.barcodes;
     }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
     return obj;
   },
 
@@ -1226,18 +1275,22 @@ export const ConfirmReservationRequest: MessageFns<ConfirmReservationRequest> = 
     const message = createBaseConfirmReservationRequest();
     message.guid = object.guid ?? "";
     message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
 
 function createBaseReleaseReservationRequest(): ReleaseReservationRequest {
-  return { guid: "" };
+  return { guid: "", request_id: undefined };
 }
 
 export const ReleaseReservationRequest: MessageFns<ReleaseReservationRequest> = {
   encode(message: ReleaseReservationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.guid !== "") {
       writer.uint32(10).string(message.guid);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(18).string(message.request_id);
     }
     return writer;
   },
@@ -1263,6 +1316,14 @@ export const ReleaseReservationRequest: MessageFns<ReleaseReservationRequest> = 
             message.guid = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1276,13 +1337,23 @@ export const ReleaseReservationRequest: MessageFns<ReleaseReservationRequest> = 
   },
 
   fromJSON(object: any): ReleaseReservationRequest {
-    return { guid: isSet(object.guid) ? globalThis.String(object.guid) : "" };
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
+    };
   },
 
   toJSON(message: ReleaseReservationRequest): unknown {
     const obj: any = {};
     if (message.guid !== "") {
       obj.guid = message.guid;
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
     }
     return obj;
   },
@@ -1293,12 +1364,13 @@ export const ReleaseReservationRequest: MessageFns<ReleaseReservationRequest> = 
   fromPartial<I extends Exact<DeepPartial<ReleaseReservationRequest>, I>>(object: I): ReleaseReservationRequest {
     const message = createBaseReleaseReservationRequest();
     message.guid = object.guid ?? "";
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
 
 function createBaseScanBarcodeRequest(): ScanBarcodeRequest {
-  return { event_id: "", barcode: "" };
+  return { event_id: "", barcode: "", request_id: undefined };
 }
 
 export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
@@ -1308,6 +1380,9 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
     }
     if (message.barcode !== "") {
       writer.uint32(18).string(message.barcode);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(26).string(message.request_id);
     }
     return writer;
   },
@@ -1341,6 +1416,14 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
             message.barcode = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1361,6 +1444,11 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
         ? globalThis.String(object.event_id)
         : "",
       barcode: isSet(object.barcode) ? globalThis.String(object.barcode) : "",
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -1372,6 +1460,9 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
     if (message.barcode !== "") {
       obj.barcode = message.barcode;
     }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
     return obj;
   },
 
@@ -1382,6 +1473,7 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
     const message = createBaseScanBarcodeRequest();
     message.event_id = object.event_id ?? "";
     message.barcode = object.barcode ?? "";
+    message.request_id = object.request_id ?? undefined;
     return message;
   },
 };
