@@ -123,6 +123,7 @@ export const SURFACE_FILES = [
   'test/gateway/shedding-own-work.test.ts',
   'test/gateway/violation-cap.test.ts',
   'test/ops/grpc-reflection.test.ts',
+  'test/orders/list-limits.test.ts',
   'test/stock/openapi-stock.test.ts',
   'test/tickets/errors.test.ts',
   'test/webhooks/url-form.test.ts',
