@@ -20,6 +20,8 @@ const TIMESTAMP_HINT = 'must be a date-time with a UTC offset, such as 2030-01-3
  */
 export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
   if (Array.isArray(raw) && kind === 'form' && def.kind.type !== 'text-list') return { error: 'must be sent only once' };
+  // A form cannot carry an object: not even its empty value stands for null.
+  if (kind === 'form' && (def.kind.type === 'object' || def.kind.type === 'object-list')) return { error: 'must be sent in a JSON body' };
   const nullable = def.nullable;
   // A form cannot send null: its empty string is null for a nullable field.
   if (raw === null || (nullable && kind === 'form' && raw === '')) return nullable ? { value: null } : { error: 'must not be null' };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_CURRENCY, isCurrency } from './money.js';
 import { registerSecret } from './log-scrub.js';
 import { KeyFormatError, parsePrivateKey, parsePublicKeys } from './tokens/keys.js';
 
@@ -124,6 +125,11 @@ const schema = z.object({
   SHED_NEW_SALES_LAG_MS: wholeNumber(0, 60_000).default(200),
   // Moves of one ticket that may wait in one ticket service (docs/stock-moves.md "Past the cliff"); past it a new reservation is refused at once.
   STOCK_MOVE_QUEUE_MAX: wholeNumber(1, 1_000_000).default(2000),
+  // The currency of an event created without one (docs/orders.md "Money"): ISO 4217 with 0 or 2 minor digits.
+  DEFAULT_CURRENCY: z
+    .string()
+    .refine(isCurrency, { error: 'must be an ISO 4217 code of a currency with 0 or 2 minor digits, such as EUR, USD, GBP or JPY' })
+    .default(DEFAULT_CURRENCY),
   // Webhooks (docs/webhooks.md): delays between attempts, after the first (a comma list of 500ms, 5s, 2m, 1h, ...).
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

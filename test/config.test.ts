@@ -29,6 +29,12 @@ describe('configuration', () => {
     }
   });
 
+  it('DEFAULT_CURRENCY: EUR unless set; a currency the table lacks stops the start with its name', () => {
+    expect(loadConfig({}).DEFAULT_CURRENCY).toBe('EUR');
+    expect(loadConfig({ DEFAULT_CURRENCY: 'JPY' }).DEFAULT_CURRENCY).toBe('JPY');
+    for (const value of ['BHD', 'eur', 'EURO']) expect(() => loadConfig({ DEFAULT_CURRENCY: value }), value).toThrow(/DEFAULT_CURRENCY: must be an ISO 4217 code/);
+  });
+
   it('never shows a secret or the credentials of a URL in its message', () => {
     try {
       loadConfig({ AUTH_JWT_SECRET: 'hunter2-too-short', AUTH_DATABASE_URL: 'mysql://root:p@ss/word@db', REDIS_URL: 'http://user:pw@redis' });

@@ -22,6 +22,12 @@ const operations = (authPrefix: string) => ({ ...authPaths(authPrefix), ...event
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+
+/** A body with a nested object or a list of them (an order's lines, a holder) is read from JSON only: a form cannot carry it. */
+function carriesObjects(schema: Schema): boolean {
+  const isObject = (property: Schema | undefined) => [property?.type].flat().includes('object');
+  return Object.values((schema.properties ?? {}) as Record<string, Schema>).some((property) => isObject(property) || isObject(property.items as Schema | undefined));
+}
 const INPUT_SCHEMAS = inputSchemas();
 const COMPONENT_SCHEMAS = componentSchemas();
 
@@ -32,7 +38,7 @@ const bodyOf = (schema: Schema, description?: unknown): Schema => {
   return {
     ...(description ? { description } : {}),
     required: true,
-    content: Object.fromEntries(BODY_TYPES.map((type) => [type, { schema, ...(example === undefined ? {} : { example }) }])),
+    content: Object.fromEntries((carriesObjects(named ?? schema) ? ['application/json'] : BODY_TYPES).map((type) => [type, { schema, ...(example === undefined ? {} : { example }) }])),
   };
 };
 

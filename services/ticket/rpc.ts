@@ -65,10 +65,10 @@ import type { SaleMoves } from './sales/sale-moves.js';
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 /** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep, the stock engine among them). */
-export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number }) {
+export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number; defaultCurrency?: string }) {
   const engine = new StockEngine(db, { queueMax: options.moveQueueMax });
   const creations = new IdempotentCreation(db, new IdempotencyStore(db));
-  const events = new EventService(new EventStore(db), creations);
+  const events = new EventService(new EventStore(db), creations, options.defaultCurrency);
   const stock = new ReservationStore(db);
   const reservations = new ReservationService(stock, creations, engine);
   const orders = new OrderService(new OrderStore(db), reservations, creations, engine);

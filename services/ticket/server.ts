@@ -49,7 +49,11 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     logger,
   });
 
-  const services = ticketServices(db, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, moveQueueMax: config.STOCK_MOVE_QUEUE_MAX });
+  const services = ticketServices(db, {
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    moveQueueMax: config.STOCK_MOVE_QUEUE_MAX,
+    defaultCurrency: config.DEFAULT_CURRENCY,
+  });
   const server = await serveGrpc({
     host: config.BIND_HOST,
     port: config.TICKET_GRPC_PORT,

@@ -153,6 +153,19 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
     const extra = await putHolder(sold.body.guid, code, { holder: ADA, note: 'x' });
     expect(extra.body.errors.map((e: any) => e.field)).toEqual(['note']);
   });
+
+  it('a form cannot carry a holder: `holder=` (empty) is 422 naming holder, and the holder stays', async () => {
+    const sold = await soldOrder({ late_personalization: true, swappable: true }, 1, [ADA]);
+    const code = sold.body.lines[0].barcodes[0].code as string;
+    const form = await request(`${suite.stack.baseUrl}/order/${sold.body.guid}/barcodes/${code}`, {
+      method: 'PUT',
+      headers: { ...auth(suite.who), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'holder=',
+    });
+    expect(form.status, form.text).toBe(422);
+    expect(form.body.errors.map((e: any) => e.field)).toEqual(['holder']);
+    expect((await readOrderRest(suite.who, sold.body.guid)).body.lines[0].barcodes[0].holder).toEqual(ADA);
+  });
 });
 
 describe('SetBarcodeHolder over gRPC', { timeout: 60_000 }, () => {

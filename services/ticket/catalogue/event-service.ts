@@ -26,7 +26,7 @@ import { StockEngine } from '../stock/stock-engine.js';
 import { holdsStock } from '../../../lib/fields/ticket.js';
 import { recordChange } from '../store/outbox-store.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import { currencyDigits } from '../../../lib/money.js';
+import { currencyDigits, DEFAULT_CURRENCY } from '../../../lib/money.js';
 import { priceViolations } from './price-rules.js';
 
 /** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
@@ -37,6 +37,8 @@ export class EventService {
   constructor(
     private readonly events: EventStore,
     private readonly creations: IdempotentCreation,
+    /** The currency of an event created without one (DEFAULT_CURRENCY). */
+    private readonly defaultCurrency: string = DEFAULT_CURRENCY,
   ) {}
 
   /** A live event of the caller's companies, else NOT_FOUND. */
@@ -72,7 +74,8 @@ export class EventService {
         'Creating an event needs exactly one company: send a Company header naming the company the event belongs to.',
       );
     }
-    const event = request.event ?? Event.fromPartial({});
+    const sent = request.event ?? Event.fromPartial({});
+    const event = { ...sent, currency: sent.currency ?? this.defaultCurrency };
     const prepare = async () => {
       const now = new Date();
       const prospective = { ...EVENT_SERVER_DEFAULTS, guid: newGuid(), company_id: caller.companyIds[0]!, created_at: now };

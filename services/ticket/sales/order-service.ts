@@ -30,10 +30,16 @@ import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
 import type { SaleMoves } from './sale-moves.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
-import { BARCODES_PER_PAGE, refuseUnlessOnSale, retryingBarcodeCollisions, sameRequest, stateFilter, type ReservationService } from './reservation-service.js';
+import { refuseUnlessOnSale, retryingBarcodeCollisions, sameRequest, stateFilter, type ReservationService } from './reservation-service.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
+
+/**
+ * The most bytes one page of an order list carries, by what its orders really hold (holders
+ * included): a quarter of the 4 MiB a gRPC message may have, whatever the data.
+ */
+const ORDER_PAGE_BYTES = 1024 * 1024;
 
 
 /**
@@ -207,7 +213,7 @@ export class OrderService {
     const listKey = `orders:${event.guid}:${state ?? ''}`;
     const after = decodePageToken(request.page_token, listKey);
     await this.reservations.settleDue(await this.orders.ticketsOf(event.guid));
-    const { orders, more } = await this.orders.list(event.guid, state, after, size, BARCODES_PER_PAGE);
+    const { orders, more } = await this.orders.list(event.guid, state, after, size, ORDER_PAGE_BYTES);
     return { orders: orders.map(orderMessage), next_page_token: more ? encodePageToken(listKey, orders[orders.length - 1]!.id) : '' };
   }
 

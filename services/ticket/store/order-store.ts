@@ -1,7 +1,24 @@
 import type { Knex } from '../../../lib/db.js';
-import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/reservation.js';
-import type { OrderRecord } from '../stock/sale.js';
+import type { ReservationState } from '../../../lib/fields/reservation.js';
+import type { LineRecord, OrderRecord } from '../stock/sale.js';
 import { linesOfOrders, readOrders, toOrder } from './stock-store.js';
+
+/** Bytes an order's fields and each line's take in a message, besides the barcodes (a generous bound: ids, times, money). */
+const ORDER_BYTES = 1024;
+const LINE_BYTES = 512;
+
+/** At most the bytes an order with these lines takes in a message: what its barcodes and holders really carry, and a bound for the rest. */
+function messageBytes(lines: readonly LineRecord[]): number {
+  let bytes = ORDER_BYTES;
+  for (const line of lines) {
+    bytes += LINE_BYTES;
+    for (const [i, code] of line.barcodes.entries()) {
+      const holder = line.holders[i];
+      bytes += 16 + Buffer.byteLength(code) + (holder ? 16 + Buffer.byteLength(holder.name) + Buffer.byteLength(holder.email) : 0);
+    }
+  }
+  return bytes;
+}
 
 /** The reads of orders outside a move (a move's own reads and writes: stock-store.ts). */
 export class OrderStore {
@@ -31,7 +48,7 @@ export class OrderStore {
    * when given (all lines of an order share it): at most `limit`, and no more than fit in
    * `barcodeBudget` barcodes, but always at least one. `more`: the list goes on.
    */
-  async list(eventGuid: string, state: ReservationState | undefined, afterId: number, limit: number, barcodeBudget: number): Promise<{ orders: Array<OrderRecord & { id: number }>; more: boolean }> {
+  async list(eventGuid: string, state: ReservationState | undefined, afterId: number, limit: number, byteBudget: number): Promise<{ orders: Array<OrderRecord & { id: number }>; more: boolean }> {
     const query = this.db('orders').where('event_id', eventGuid).where('id', '>', afterId);
     if (state) query.whereExists(this.db('reservations').whereRaw('reservations.order_id = orders.guid').where('state', state));
     const rows = (await query.orderBy('id').limit(limit + 1)) as Array<Record<string, unknown>>;
@@ -39,8 +56,8 @@ export class OrderStore {
     let carried = 0;
     let fit = 0;
     for (const row of rows.slice(0, limit)) {
-      for (const line of lines.get(row.guid as string) ?? []) carried += line.state === 'confirmed' ? Math.min(line.amount, MAX_UNITS_PER_ORDER) : 0;
-      if (fit > 0 && carried > barcodeBudget) break;
+      carried += messageBytes(lines.get(row.guid as string) ?? []);
+      if (fit > 0 && carried > byteBudget) break;
       fit++;
     }
     const orders = rows.slice(0, fit).map((row) => ({ ...toOrder(row, lines.get(row.guid as string) ?? []), id: Number(row.id) }));

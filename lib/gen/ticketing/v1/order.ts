@@ -174,7 +174,7 @@ export interface ListOrdersRequest {
   event_id: string;
   /**
    * 1..1000; 0 = the default of 100. A page also stops before its orders carry more than
-   * 10,000 barcodes in all (always at least one order).
+   * 1 MiB in all, holders included (always at least one order).
    */
   page_size: number;
   page_token: string;
