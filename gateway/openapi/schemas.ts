@@ -4,6 +4,7 @@ import { TICKET } from '../../lib/fields/ticket.js';
 import { SIGN_UP, USER } from '../../lib/fields/user.js';
 import { MOVE_BODIES, RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { MOVES, SALE_MOVES } from '../../lib/stock-moves.js';
+import { integersUpTo } from '../../lib/webhooks/url-pattern.js';
 import { CURRENCY_DIGITS } from '../../lib/money.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
@@ -25,6 +26,9 @@ const GUID: Schema = { type: 'string', format: 'uuid' };
 const CURRENCY_SCHEMA: Schema = { enum: Object.keys(CURRENCY_DIGITS).sort() };
 
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+
+/** What a boolean field takes (gateway/field-input.ts): the JSON booleans and their string and number forms. */
+const BOOLEAN_FORMS = [true, false, 'true', 'false', '1', '0', 1, 0];
 
 /** What the field's role says: a field the client does not write is readOnly (generated clients and the docs page leave it out of a request). */
 const roleOf = (def: FieldDef): Schema => (def.role === 'writable' ? {} : { readOnly: true });
@@ -108,10 +112,19 @@ function ruleSchema(def: FieldDef): Schema {
         },
         `A number from ${kind.min} to ${kind.max} with at most 2 decimals; its string form is accepted too. Stored exactly.`,
       );
-    case 'integer':
-      return described({ type: 'integer', minimum: kind.min, maximum: kind.max ?? INT32_MAX });
+    case 'integer': {
+      // As for a decimal: minimum and maximum hold for a number, the pattern for the string form (spelled out for ranges from 0 or 1).
+      const max = kind.max ?? INT32_MAX;
+      if (kind.min !== 0 && kind.min !== 1) return described({ type: 'integer', minimum: kind.min, maximum: max });
+      const upTo = integersUpTo(String(max));
+      // From 1: without the alternative that is 0 (a one-digit maximum's range starts at 1).
+      const alternatives = kind.min === 0 ? upTo : upTo.filter((a) => a !== '0').map((a) => a.replace(/^\[0-/, '[1-'));
+      const pattern = `^(?:${alternatives.join('|')})$`;
+      const type = def.nullable ? ['integer', 'string', 'null'] : ['integer', 'string'];
+      return described({ type, minimum: kind.min, maximum: max, pattern }, 'Its string form is accepted too.');
+    }
     case 'boolean':
-      return described({ type: 'boolean' }, 'In form bodies: true/false/1/0.');
+      return described({ enum: [...BOOLEAN_FORMS, ...(def.nullable ? [null] : [])] }, 'true or false; the forms "true", "false", "1", "0", 1 and 0 are accepted too (a form body sends only strings).');
     case 'enum':
       return described({ type: 'string', enum: [...kind.values] });
     case 'text-list':

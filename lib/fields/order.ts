@@ -96,7 +96,7 @@ export const ORDER_FIELDS = {
   },
   created_at: { ...RESERVATION_FIELDS.created_at, description: 'When it was created.' },
   updated_at: RESERVATION_FIELDS.updated_at,
-  currency: { kind: { type: 'text', max: 3, format: 'currency' }, nullable: false, role: 'server-managed', description: 'The event\'s currency when the order was made: every amount of the order is in it.' },
+  currency: { kind: { type: 'text', max: 3, format: 'currency' }, nullable: false, role: 'server-managed', example: 'EUR', description: 'The event\'s currency when the order was made: every amount of the order is in it.' },
   coupon_code: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', description: 'The coupon code the order was made with; null: none.' },
   totals: { kind: { type: 'object', fields: TOTALS_FIELDS }, nullable: false, role: 'server-managed', description: 'The sums over the lines, fixed when the order was made.' },
 } as const satisfies Record<string, FieldDef>;
