@@ -6,7 +6,7 @@ import { bearer, request, signUpAndLogin, type Account } from '../support/http.j
 import { openApiValidator, type OpenApiValidator } from '../support/openapi.js';
 import { rawRequest, type RawResponse } from '../support/raw-http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
-import { expectInvariant, ticketDatabase } from '../stock/helpers.js';
+import { expectInvariant, ticketDatabase } from '../support/stock.js';
 import { expectNoInternals } from '../tickets/helpers.js';
 
 /**

@@ -12,7 +12,8 @@ import { EventLoopLag } from '../../lib/event-loop-lag.js';
 import type { JsonResponse } from '../support/http.js';
 import { suiteOfFile } from '../support/suite.js';
 import { createOrderRest } from '../orders/helpers.js';
-import { expectInvariant, moveRest, newTicket, readTicket, reserve, reservePatiently, startStockSuite } from '../stock/helpers.js';
+import { expectInvariant, moveRest, newTicket, reserve, reservePatiently, startStockSuite } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 import { expectProblem } from '../tickets/helpers.js';
 
 const LAG_MS = 200;

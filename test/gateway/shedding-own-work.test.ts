@@ -17,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { EventLoopLag } from '../../lib/event-loop-lag.js';
 import { suiteOfFile } from '../support/suite.js';
-import { newTicket, readTicket, reserve, startStockSuite } from '../stock/helpers.js';
+import { newTicket, reserve, startStockSuite } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 
 const LAG_MS = 200;
 

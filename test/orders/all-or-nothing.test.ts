@@ -7,7 +7,7 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { expectInvariant, grpcFailure, newEvent, newTicket } from '../stock/helpers.js';
+import { expectInvariant, grpcFailure, newEvent, newTicket } from '../support/stock.js';
 import { signUpAndLogin } from '../support/http.js';
 import { OrderChannel, orderSuiteOfFile } from './helpers.js';
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_UNITS_PER_ORDER } from '../../lib/fields/reservation.js';
 import { request, type JsonResponse } from '../support/http.js';
-import { auth, newEvent, newTicket } from '../stock/helpers.js';
+import { newEvent, newTicket } from '../support/stock.js';
+import { h } from '../support/api.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile } from './helpers.js';
 
 const suite = orderSuiteOfFile();
@@ -29,7 +30,7 @@ describe('pages of large orders', { timeout: 180_000 }, () => {
     const seen: string[] = [];
     let next: string | undefined = `/event/${event}/orders?limit=1000`;
     while (next) {
-      const page: JsonResponse = await request(`${suite.stack.baseUrl}${next}`, { headers: auth(suite.who) });
+      const page: JsonResponse = await request(`${suite.stack.baseUrl}${next}`, { headers: h(suite.who) });
       expect(page.status, page.text.slice(0, 300)).toBe(200);
       expect(page.body.length).toBeGreaterThan(0);
       for (const order of page.body) expect(order.lines[0].barcodes[MAX_UNITS_PER_ORDER - 1].holder).toEqual(HOLDER);
@@ -38,7 +39,7 @@ describe('pages of large orders', { timeout: 180_000 }, () => {
       next = link ? /<([^>]+)>/.exec(link)![1] : undefined;
     }
     expect(seen).toEqual(sold);
-    const whole = await request(`${suite.stack.baseUrl}/event/${event}/orders`, { headers: auth(suite.who) });
+    const whole = await request(`${suite.stack.baseUrl}/event/${event}/orders`, { headers: h(suite.who) });
     expect(whole.status).toBe(200);
     expect(whole.body.map((order: { guid: string }) => order.guid)).toEqual(sold);
   });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Order } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { expectInvariant, grpcPatiently, newEvent, newTicket } from '../stock/helpers.js';
+import { expectInvariant, grpcPatiently, newEvent, newTicket } from '../support/stock.js';
 import { orderSuiteOfFile } from './helpers.js';
 
 const suite = orderSuiteOfFile();

@@ -1,11 +1,12 @@
 /**
  * Helpers of the orders suites (PRODUCT.md 12): the gRPC client of OrderService and a stack
- * with a seller (test/stock/helpers.ts: tickets, the invariant, which counts order lines as
+ * with a seller (test/support/stock.ts: tickets, the invariant, which counts order lines as
  * the reservations they are).
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
 import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
-import { auth, grpcCall, meta, startStockSuiteWithClient, type Seller, type StockSuite } from '../stock/helpers.js';
+import { grpcCall, meta, startStockSuiteWithClient, type StockSuite } from '../support/stock.js';
+import { h, type Who } from '../support/api.js';
 import { request, type JsonResponse } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { suiteOfFile } from '../support/suite.js';
@@ -24,7 +25,7 @@ export interface Orders {
 }
 
 /** The OrderService calls as `who`. */
-export function ordersOf(client: OrderServiceClient, who: Seller): Orders {
+export function ordersOf(client: OrderServiceClient, who: Who): Orders {
   const md = (): Metadata => meta(who.token);
   return {
     create: (event_id, lines, options = {}) => grpcCall(client.createOrder.bind(client), { event_id, lines, request_id: '', ...options }, md()),
@@ -43,7 +44,7 @@ export interface OrderSuite extends StockSuite {
   orders: Orders;
 }
 
-/** A stock suite (test/stock/helpers.ts) with an OrderService client; `stop` closes both. */
+/** A stock suite (test/support/stock.ts) with an OrderService client; `stop` closes both. */
 export async function startOrderSuite(): Promise<OrderSuite> {
   const suite = await startStockSuiteWithClient(orderClient);
   return { ...suite, orders: ordersOf(suite.client, suite.who) };
@@ -60,14 +61,14 @@ export function orderSuiteOfFile(): OrderSuite {
 export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at', 'currency', 'coupon_code', 'totals'];
 export const LINE_KEYS = ['ticket_id', 'amount', 'barcodes', 'price'];
 
-export function createOrderRest(who: Seller, eventGuid: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/event/${eventGuid}/orders`, { method: 'POST', headers: auth(who, headers), json: body });
+export function createOrderRest(who: Who, eventGuid: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/event/${eventGuid}/orders`, { method: 'POST', headers: h(who, headers), json: body });
 }
 
-export function orderMoveRest(who: Seller, orderGuid: string, move: 'pending' | 'confirm' | 'release', body?: unknown): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/order/${orderGuid}/${move}`, { method: 'POST', headers: auth(who), ...(body ? { json: body } : {}) });
+export function orderMoveRest(who: Who, orderGuid: string, move: 'pending' | 'confirm' | 'release', body?: unknown): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/order/${orderGuid}/${move}`, { method: 'POST', headers: h(who), ...(body ? { json: body } : {}) });
 }
 
-export function readOrderRest(who: Seller, orderGuid: string): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/order/${orderGuid}`, { headers: auth(who) });
+export function readOrderRest(who: Who, orderGuid: string): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/order/${orderGuid}`, { headers: h(who) });
 }

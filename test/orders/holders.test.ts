@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { Holder } from '../../lib/gen/ticketing/v1/holder.js';
 import type { Order } from '../../lib/gen/ticketing/v1/order.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { auth, expectConflict, grpcCall, grpcFailure, meta, newEvent, newTicket } from '../stock/helpers.js';
+import { expectConflict, grpcCall, grpcFailure, meta, newEvent, newTicket } from '../support/stock.js';
+import { h } from '../support/api.js';
 import { request, signUpAndLogin, type JsonResponse } from '../support/http.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
@@ -19,7 +20,7 @@ const ADA = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const GRACE = { name: 'Grace Hopper', email: 'grace@example.com' };
 
 function putHolder(orderGuid: string, code: string, body: unknown): Promise<JsonResponse> {
-  return request(`${suite.stack.baseUrl}/order/${orderGuid}/barcodes/${encodeURIComponent(code)}`, { method: 'PUT', headers: auth(suite.who), json: body });
+  return request(`${suite.stack.baseUrl}/order/${orderGuid}/barcodes/${encodeURIComponent(code)}`, { method: 'PUT', headers: h(suite.who), json: body });
 }
 
 function setHolderGrpc(guid: string, code: string, holder?: Holder): Promise<Order> {
@@ -44,7 +45,7 @@ describe('holders at confirm', { timeout: 60_000 }, () => {
     const confirmed = await soldOrder({}, 3, [{ name: '  Ada Lovelace ', email: ' ada@example.com' }, GRACE]);
     expect(holdersOf(confirmed.body)).toEqual([ADA, GRACE, null]);
     expect(holdersOf((await readOrderRest(suite.who, confirmed.body.guid)).body)).toEqual([ADA, GRACE, null]);
-    const list = await request(`${suite.stack.baseUrl}/event/${confirmed.body.event_id}/orders`, { headers: auth(suite.who) });
+    const list = await request(`${suite.stack.baseUrl}/event/${confirmed.body.event_id}/orders`, { headers: h(suite.who) });
     expect(holdersOf(list.body[0])).toEqual([ADA, GRACE, null]);
   });
 
@@ -133,7 +134,7 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
     const account = await signUpAndLogin(suite.stack);
     const theirs = await request(`${suite.stack.baseUrl}/order/${sold.body.guid}/barcodes/${sold.body.lines[0].barcodes[0].code}`, {
       method: 'PUT',
-      headers: auth({ stack: suite.stack, token: account.accessToken }),
+      headers: h({ stack: suite.stack, token: account.accessToken }),
       json: { holder: ADA },
     });
     expect(theirs.status).toBe(404);
@@ -159,7 +160,7 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
     const code = sold.body.lines[0].barcodes[0].code as string;
     const form = await request(`${suite.stack.baseUrl}/order/${sold.body.guid}/barcodes/${code}`, {
       method: 'PUT',
-      headers: { ...auth(suite.who), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...h(suite.who), 'content-type': 'application/x-www-form-urlencoded' },
       body: 'holder=',
     });
     expect(form.status, form.text).toBe(422);

@@ -5,7 +5,7 @@
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { grpcCall, grpcFailure, meta, newEvent, newTicket } from '../stock/helpers.js';
+import { grpcCall, grpcFailure, meta, newEvent, newTicket } from '../support/stock.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile } from './helpers.js';
 
 const suite = orderSuiteOfFile();

@@ -7,19 +7,20 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { request } from '../support/http.js';
-import { auth, expectConflict, expectInvariant, grpcFailure, newTicket } from '../stock/helpers.js';
+import { expectConflict, expectInvariant, grpcFailure, newTicket } from '../support/stock.js';
+import { h } from '../support/api.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
 const suite = orderSuiteOfFile();
 
 async function eventIn(currency?: string): Promise<string> {
-  const res = await request(`${suite.who.stack.baseUrl}/event`, { method: 'POST', headers: auth(suite.who), json: { name: 'Priced event', ...(currency ? { currency } : {}) } });
+  const res = await request(`${suite.who.stack.baseUrl}/event`, { method: 'POST', headers: h(suite.who), json: { name: 'Priced event', ...(currency ? { currency } : {}) } });
   expect(res.status, res.text).toBe(201);
   return res.body.guid as string;
 }
 
-const putEvent = (guid: string, body: Record<string, unknown>) => request(`${suite.who.stack.baseUrl}/event/${guid}`, { method: 'PUT', headers: auth(suite.who), json: body });
-const putTicket = (guid: string, body: Record<string, unknown>) => request(`${suite.who.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: auth(suite.who), json: body });
+const putEvent = (guid: string, body: Record<string, unknown>) => request(`${suite.who.stack.baseUrl}/event/${guid}`, { method: 'PUT', headers: h(suite.who), json: body });
+const putTicket = (guid: string, body: Record<string, unknown>) => request(`${suite.who.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: h(suite.who), json: body });
 const fields = (res: { body: { errors?: Array<{ field: string }> } }) => res.body.errors?.map((e) => e.field);
 
 /** The worked examples: min_price, p, included, v -> unit_service_costs, unit_total, unit_vat (gRPC strings with the currency's digits). */
@@ -127,10 +128,10 @@ describe('expected_total', { timeout: 60_000 }, () => {
 
 describe('the event\'s currency', { timeout: 60_000 }, () => {
   it('is EUR unless sent; one the table lacks (3 digits, unknown, lower case) is 422 naming currency', async () => {
-    const plain = await request(`${suite.who.stack.baseUrl}/event/${await eventIn()}`, { headers: auth(suite.who) });
+    const plain = await request(`${suite.who.stack.baseUrl}/event/${await eventIn()}`, { headers: h(suite.who) });
     expect(plain.body.currency).toBe('EUR');
     for (const currency of ['BHD', 'XYZ', 'eur', 'EURO', '']) {
-      const res = await request(`${suite.who.stack.baseUrl}/event`, { method: 'POST', headers: auth(suite.who), json: { name: 'x', currency } });
+      const res = await request(`${suite.who.stack.baseUrl}/event`, { method: 'POST', headers: h(suite.who), json: { name: 'x', currency } });
       expect(res.status, currency).toBe(422);
       expect(fields(res), currency).toEqual(['currency']);
     }
@@ -138,7 +139,7 @@ describe('the event\'s currency', { timeout: 60_000 }, () => {
 
   it('a min_price with more digits than the currency is 422 naming min_price, at creation and update', async () => {
     const event = await eventIn('JPY');
-    const refused = await request(`${suite.who.stack.baseUrl}/event/${event}/ticket`, { method: 'POST', headers: auth(suite.who), json: { name: 'x', vat_percentage: 10, min_price: 1500.5 } });
+    const refused = await request(`${suite.who.stack.baseUrl}/event/${event}/ticket`, { method: 'POST', headers: h(suite.who), json: { name: 'x', vat_percentage: 10, min_price: 1500.5 } });
     expect(refused.status).toBe(422);
     expect(fields(refused)).toEqual(['min_price']);
     const { guid } = await newTicket(suite.who, { min_price: 1500, vat_percentage: 10 }, event);

@@ -5,7 +5,8 @@
  * proven over gRPC in the other files here; this file proves the translation.
  */
 import { describe, expect, it } from 'vitest';
-import { auth, expectConflict, expectInvariant, newEvent, newTicket, readTicket, type Seller } from '../stock/helpers.js';
+import { expectConflict, expectInvariant, newEvent, newTicket } from '../support/stock.js';
+import { h, readTicket, type Who } from '../support/api.js';
 import { request, signUpAndLogin, type JsonResponse } from '../support/http.js';
 import { createOrderRest, LINE_KEYS, ORDER_KEYS, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
@@ -165,7 +166,7 @@ describe('orders over REST', { timeout: 60_000 }, () => {
   it('another company\'s event and order are 404; unknown methods are 405', async () => {
     const { event, adult } = await cart();
     const order = (await createOrderRest(suite.who, event, { lines: [{ ticket_id: adult, amount: 1 }] })).body;
-    const them: Seller = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
+    const them: Who = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
     expect((await createOrderRest(them, event, { lines: [{ ticket_id: adult, amount: 1 }] })).status).toBe(404);
     expect((await readOrderRest(them, order.guid)).status).toBe(404);
     for (const move of ['pending', 'confirm', 'release'] as const) expect((await orderMoveRest(them, order.guid, move)).status).toBe(404);
@@ -175,7 +176,7 @@ describe('orders over REST', { timeout: 60_000 }, () => {
 });
 
 describe('GET /event/{guid}/orders: the orders of an event like other lists', { timeout: 60_000 }, () => {
-  const list = (event: string, query = '') => request(`${suite.stack.baseUrl}/event/${event}/orders${query}`, { headers: auth(suite.who) });
+  const list = (event: string, query = '') => request(`${suite.stack.baseUrl}/event/${event}/orders${query}`, { headers: h(suite.who) });
 
   it('in creation order, whole or page by page (Link keeps ?state=), filtered by state; due orders read as expired', async () => {
     const { event, adult, child } = await cart();
@@ -204,7 +205,7 @@ describe('GET /event/{guid}/orders: the orders of an event like other lists', { 
     const pages: string[] = [];
     let next: string | undefined = `${suite.stack.baseUrl}/event/${event}/orders?limit=3`;
     while (next) {
-      const res: JsonResponse = await request(next, { headers: auth(suite.who) });
+      const res: JsonResponse = await request(next, { headers: h(suite.who) });
       expect(res.status, res.text).toBe(200);
       pages.push(...res.body.map((o: { guid: string }) => o.guid));
       next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
@@ -225,7 +226,7 @@ describe('GET /event/{guid}/orders: the orders of an event like other lists', { 
     const cursor = /cursor=([^&>]+)/.exec((await list(other.event, '?limit=1')).headers.get('link') ?? '')?.[1];
     expect(cursor).toBeTruthy();
     expect((await list(event, `?limit=1&cursor=${cursor}`)).status).toBe(422);
-    const them: Seller = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
-    expect((await request(`${suite.stack.baseUrl}/event/${event}/orders`, { headers: auth(them) })).status).toBe(404);
+    const them: Who = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
+    expect((await request(`${suite.stack.baseUrl}/event/${event}/orders`, { headers: h(them) })).status).toBe(404);
   });
 });

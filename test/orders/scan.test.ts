@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SCAN_FIELDS } from '../../lib/fields/reservation.js';
-import { grpcCall, grpcClient, meta, moveRest, newEvent, newTicket, reserve, scanRest } from '../stock/helpers.js';
+import { grpcCall, grpcClient, meta, moveRest, newEvent, newTicket, reserve, scanRest } from '../support/stock.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile } from './helpers.js';
 
 const suite = orderSuiteOfFile();

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { moveEventTypes } from '../../lib/stock-moves.js';
-import { auth, grpcFailure, newEvent, newTicket } from '../stock/helpers.js';
+import { grpcFailure, newEvent, newTicket } from '../support/stock.js';
+import { h } from '../support/api.js';
 import { request } from '../support/http.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile, readOrderRest } from './helpers.js';
 
@@ -43,7 +44,7 @@ async function twoTickets(second: Record<string, unknown> = {}) {
 describe('order webhooks', { timeout: 60_000 }, () => {
   it('subscribing to the order.* types is accepted; they are the move table\'s events', async () => {
     expect(moveEventTypes('order')).toEqual(['order.created', 'order.pending', 'order.confirmed', 'order.released', 'order.expired']);
-    const res = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(suite.who), json: { url: 'https://hooks.example.com/orders', events: moveEventTypes('order') } });
+    const res = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: h(suite.who), json: { url: 'https://hooks.example.com/orders', events: moveEventTypes('order') } });
     expect(res.status, res.text).toBe(201);
     expect(res.body.events).toEqual(moveEventTypes('order'));
   });
@@ -92,8 +93,8 @@ describe('order webhooks', { timeout: 60_000 }, () => {
     const read = await readOrderRest(suite.who, order.guid);
     expect(read.body.state).toBe('expired');
     // Reads of both tickets settle whatever else is due: still one event.
-    await request(`${suite.stack.baseUrl}/ticket/${a}`, { headers: auth(suite.who) });
-    await request(`${suite.stack.baseUrl}/ticket/${b}`, { headers: auth(suite.who) });
+    await request(`${suite.stack.baseUrl}/ticket/${a}`, { headers: h(suite.who) });
+    await request(`${suite.stack.baseUrl}/ticket/${b}`, { headers: h(suite.who) });
     const events = await eventsNaming(order.guid);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.expired']);
     expect(events[1]!.data).toEqual(read.body);
@@ -106,7 +107,7 @@ describe('order webhooks', { timeout: 60_000 }, () => {
     const confirmed = await suite.orders.confirm(order.guid);
     const [fixedCode, lateCode] = confirmed.lines.map((line) => line.barcodes[0]!.code);
     const put = (code: string, holder: unknown) =>
-      request(`${suite.stack.baseUrl}/order/${order.guid}/barcodes/${code}`, { method: 'PUT', headers: auth(suite.who), json: { holder } });
+      request(`${suite.stack.baseUrl}/order/${order.guid}/barcodes/${code}`, { method: 'PUT', headers: h(suite.who), json: { holder } });
 
     const named = await put(lateCode!, { name: 'Ada Lovelace', email: 'ada@example.com' });
     expect(named.status, named.text).toBe(200);
@@ -119,7 +120,7 @@ describe('order webhooks', { timeout: 60_000 }, () => {
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.confirmed', 'barcode.holder_changed']);
     expect(events[2]!.data).toEqual(named.body);
     expect(events[2]!.data.lines[1].barcodes[0].holder).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com' });
-    const subscribed = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: auth(suite.who), json: { url: 'https://hooks.example.com/holders', events: ['barcode.holder_changed'] } });
+    const subscribed = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: h(suite.who), json: { url: 'https://hooks.example.com/holders', events: ['barcode.holder_changed'] } });
     expect(subscribed.status, subscribed.text).toBe(201);
   });
 });

@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../support/http.js';
-import { auth, moveRest, newTicket, reserve, scanRest, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { moveRest, newTicket, reserve, scanRest, startStockSuite, type StockSuite } from '../support/stock.js';
+import { h, type Who } from '../support/api.js';
 
 let suite: StockSuite;
-let who: Seller;
+let who: Who;
 let db: Knex;
 
 beforeAll(async () => {
@@ -47,7 +48,7 @@ describe('barcodes byte for byte', () => {
       expect(res.status, res.text).toBe(422);
       expect(res.body.errors, res.text).toEqual([{ field: 'barcodes', message: expect.stringMatching(/without spaces/) }]);
     }
-    const read = await request(`${who.stack.baseUrl}/reservation/${r.guid}`, { headers: auth(who) });
+    const read = await request(`${who.stack.baseUrl}/reservation/${r.guid}`, { headers: h(who) });
     expect(read.body).toMatchObject({ state: 'reserved', barcodes: [] });
   });
 

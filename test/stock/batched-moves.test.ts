@@ -18,7 +18,8 @@ import { TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { testBackend } from '../support/stack.js';
 import { waitFor } from '../support/redis-server.js';
 import { credentials } from '@grpc/grpc-js';
-import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, reservationSuiteOfFile } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 
 const suite = reservationSuiteOfFile();
 

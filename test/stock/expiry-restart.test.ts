@@ -8,7 +8,8 @@ import { createLogger } from '../../lib/logger.js';
 import { startStack } from '../../services/stack.js';
 import { request, signUpAndLogin } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
-import { auth, newTicket, reserve, ticketDatabase, type Seller } from './helpers.js';
+import { newTicket, reserve, ticketDatabase } from '../support/stock.js';
+import { h, type Who } from '../support/api.js';
 
 let stack: TestStack;
 
@@ -20,7 +21,7 @@ afterAll(async () => stack?.stop());
 
 describe('expiry across a restart', () => {
   it('the restarted service\'s sweeper expires a reservation made before the restart; its stock is reservable again', async () => {
-    const who: Seller = { stack, token: (await signUpAndLogin(stack)).accessToken };
+    const who: Who = { stack, token: (await signUpAndLogin(stack)).accessToken };
     const { guid } = await newTicket(who, { available_stock: 3 });
     const reservation = (await reserve(who, guid, { amount: 3, ttl_seconds: 1 })).body;
     await stack.running.shutdown(2000);
@@ -38,7 +39,7 @@ describe('expiry across a restart', () => {
       // Nothing has read the ticket or the reservation since the restart: this is the sweeper's work.
       expect(await stored()).toEqual({ reserved: 0, state: 'expired' });
 
-      const again = await request(`http://127.0.0.1:${restarted.gatewayPort}/ticket/${guid}/reservations`, { method: 'POST', headers: auth(who), json: { amount: 3 } });
+      const again = await request(`http://127.0.0.1:${restarted.gatewayPort}/ticket/${guid}/reservations`, { method: 'POST', headers: h(who), json: { amount: 3 } });
       expect(again.status, again.text).toBe(201);
     } finally {
       await db.destroy();

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { ReservationState } from '../../lib/gen/ticketing/v1/reservation.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { signUpAndLogin } from '../support/http.js';
-import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, grpcPatiently, meta, newTicket, reservationSuiteOfFile } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 
 const suite = reservationSuiteOfFile();
 

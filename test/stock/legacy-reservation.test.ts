@@ -12,14 +12,15 @@ import { ReservationState, type ReservationServiceClient } from '../../lib/gen/t
 import { toDbTime } from '../../lib/db.js';
 import { request } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
-import { auth, expectInvariant, grpcCall, grpcClient, meta, newTicket, scanRest, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { expectInvariant, grpcCall, grpcClient, meta, newTicket, scanRest, startStockSuite, type StockSuite } from '../support/stock.js';
+import { h, type Who } from '../support/api.js';
 
 const BARCODES = 70_000;
 const code = (i: number) => `L${String(i).padStart(63, '0')}`;
 
 let suite: StockSuite;
 let stack: TestStack;
-let who: Seller;
+let who: Who;
 let db: Knex;
 let client: ReservationServiceClient;
 let ticket: { guid: string; eventGuid: string };
@@ -81,32 +82,32 @@ const firstCodes = Array.from({ length: 1000 }, (_, i) => code(i));
 
 describe('a reservation of 70,000 barcodes sold before the limit', { timeout: 120_000 }, () => {
   it('REST: GET /reservation/:guid is 200 with its first 1,000 barcodes', async () => {
-    const res = await request(`${stack.baseUrl}/reservation/${legacyGuid}`, { headers: auth(who) });
+    const res = await request(`${stack.baseUrl}/reservation/${legacyGuid}`, { headers: h(who) });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     expect(res.body).toMatchObject({ guid: legacyGuid, amount: BARCODES, state: 'confirmed' });
     expect(res.body.barcodes).toEqual(firstCodes);
   });
 
   it('REST: the ticket\'s reservation list is 200, whole and paged', async () => {
-    const whole = await request(`${stack.baseUrl}/ticket/${ticket.guid}/reservations`, { headers: auth(who) });
+    const whole = await request(`${stack.baseUrl}/ticket/${ticket.guid}/reservations`, { headers: h(who) });
     expect(whole.status, whole.text.slice(0, 300)).toBe(200);
     const legacy = (whole.body as any[]).find((r) => r.guid === legacyGuid);
     expect(legacy.barcodes).toEqual(firstCodes);
-    const paged = await request(`${stack.baseUrl}/ticket/${ticket.guid}/reservations?limit=1000&state=confirmed`, { headers: auth(who) });
+    const paged = await request(`${stack.baseUrl}/ticket/${ticket.guid}/reservations?limit=1000&state=confirmed`, { headers: h(who) });
     expect(paged.status, paged.text.slice(0, 300)).toBe(200);
     expect((paged.body as any[]).map((r) => r.guid)).toContain(legacyGuid);
   });
 
   it('REST: GET /reservation/:guid/barcodes gives every barcode in issue order, streamed whole or page by page', async () => {
-    const whole = await request(`${stack.baseUrl}/reservation/${legacyGuid}/barcodes`, { headers: auth(who) });
+    const whole = await request(`${stack.baseUrl}/reservation/${legacyGuid}/barcodes`, { headers: h(who) });
     expect(whole.status).toBe(200);
     expect(whole.body).toHaveLength(BARCODES);
     expect((whole.body as string[]).every((c, i) => c === code(i))).toBe(true);
-    const first = await request(`${stack.baseUrl}/reservation/${legacyGuid}/barcodes?limit=1000`, { headers: auth(who) });
+    const first = await request(`${stack.baseUrl}/reservation/${legacyGuid}/barcodes?limit=1000`, { headers: h(who) });
     expect(first.body).toEqual(firstCodes);
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
     expect(next).toBeDefined();
-    const second = await request(new URL(next!, stack.baseUrl).toString(), { headers: auth(who) });
+    const second = await request(new URL(next!, stack.baseUrl).toString(), { headers: h(who) });
     expect(second.body).toEqual(Array.from({ length: 1000 }, (_, i) => code(1000 + i)));
   });
 
@@ -141,14 +142,14 @@ describe('a list page is bounded by the barcodes it carries', () => {
     const own = await newTicket(who, { available_stock: 1 });
     const guids: string[] = [];
     for (let i = 0; i < 12; i++) guids.push(await insertConfirmed(own.guid, 1000, 1000, (j) => `P${i}-${j}`));
-    const first = await request(`${stack.baseUrl}/ticket/${own.guid}/reservations?limit=20`, { headers: auth(who) });
+    const first = await request(`${stack.baseUrl}/ticket/${own.guid}/reservations?limit=20`, { headers: h(who) });
     expect(first.status, first.text.slice(0, 300)).toBe(200);
     expect((first.body as any[]).map((r) => r.guid)).toEqual(guids.slice(0, 10));
     for (const r of first.body as any[]) expect(r.barcodes).toHaveLength(1000);
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
-    const second = await request(new URL(next!, stack.baseUrl).toString(), { headers: auth(who) });
+    const second = await request(new URL(next!, stack.baseUrl).toString(), { headers: h(who) });
     expect((second.body as any[]).map((r) => r.guid)).toEqual(guids.slice(10));
-    const whole = await request(`${stack.baseUrl}/ticket/${own.guid}/reservations`, { headers: auth(who) });
+    const whole = await request(`${stack.baseUrl}/ticket/${own.guid}/reservations`, { headers: h(who) });
     expect((whole.body as any[]).map((r) => r.guid)).toEqual(guids);
     await expectInvariant(who, db, own.guid);
   }, 120_000);

@@ -7,7 +7,8 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { request } from '../support/http.js';
-import { auth, expectInvariant, grpcCall, grpcFailure, meta, newEvent, newTicket, reservationSuiteOfFile, reserve } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, meta, newEvent, newTicket, reservationSuiteOfFile, reserve } from '../support/stock.js';
+import { h } from '../support/api.js';
 
 const suite = reservationSuiteOfFile();
 
@@ -26,7 +27,7 @@ describe('max_orderable_amount_per_order is at most 1,000', () => {
     const create = (max: number) =>
       request(`${suite.stack.baseUrl}/event/${event}/ticket`, {
         method: 'POST',
-        headers: auth(suite.who),
+        headers: h(suite.who),
         json: { name: 'Big', vat_percentage: 21, available_stock: 5000, max_orderable_amount_per_order: max },
       });
     const refused = await create(1001);
@@ -39,10 +40,10 @@ describe('max_orderable_amount_per_order is at most 1,000', () => {
 
   it('an update to 2,147,483,647 is a 422 naming the field and changes nothing', async () => {
     const { guid } = await newTicket(suite.who, { available_stock: 10 });
-    const res = await request(`${suite.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: auth(suite.who), json: { max_orderable_amount_per_order: 2_147_483_647 } });
+    const res = await request(`${suite.stack.baseUrl}/ticket/${guid}`, { method: 'PUT', headers: h(suite.who), json: { max_orderable_amount_per_order: 2_147_483_647 } });
     expect(res.status, res.text).toBe(422);
     expect(fieldsOf(res.body)).toEqual(['max_orderable_amount_per_order']);
-    const read = await request(`${suite.stack.baseUrl}/ticket/${guid}`, { headers: auth(suite.who) });
+    const read = await request(`${suite.stack.baseUrl}/ticket/${guid}`, { headers: h(suite.who) });
     expect(read.body.max_orderable_amount_per_order).toBe(20);
   });
 });

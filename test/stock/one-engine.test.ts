@@ -10,7 +10,8 @@ import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { newLine } from '../../services/ticket/stock/sale.js';
 import { StockEngine } from '../../services/ticket/stock/stock-engine.js';
 import { orderClient, orderMoveRest, ordersOf } from '../orders/helpers.js';
-import { expectInvariant, grpcCall, grpcFailure, meta, moveRest, newEvent, newTicket, readTicket, reservationSuiteOfFile } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, meta, moveRest, newEvent, newTicket, reservationSuiteOfFile } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 
 const suite = reservationSuiteOfFile();
 const md = () => meta(suite.who.token);

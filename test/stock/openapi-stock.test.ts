@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, signUpAndLogin } from '../support/http.js';
 import { openApiValidator } from '../support/openapi.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
-import { moveRest, newTicket, reserve, scanRest, type Seller } from './helpers.js';
+import { moveRest, newTicket, reserve, scanRest } from '../support/stock.js';
+import { type Who } from '../support/api.js';
 
 let stack: TestStack;
-let who: Seller;
+let who: Who;
 let validate: (schemaName: string, value: unknown) => string[];
 
 beforeAll(async () => {

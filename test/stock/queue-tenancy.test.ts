@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { signUpAndLogin } from '../support/http.js';
 import { waitFor } from '../support/redis-server.js';
-import { newTicket, reservationSuiteOfFile, reserve, type Seller } from './helpers.js';
+import { newTicket, reservationSuiteOfFile, reserve } from '../support/stock.js';
+import { type Who } from '../support/api.js';
 
 const QUEUE_MAX = 3;
 const suite = reservationSuiteOfFile({ STOCK_MOVE_QUEUE_MAX: String(QUEUE_MAX) });
@@ -13,7 +14,7 @@ const suite = reservationSuiteOfFile({ STOCK_MOVE_QUEUE_MAX: String(QUEUE_MAX) }
 describe('a hot ticket\'s queue is its company\'s', { timeout: 60_000 }, () => {
   it('with a batch held open, 30 reservations of another company are 404 at once and queue nothing; the owner\'s still queue and are served', async () => {
     const { guid } = await newTicket(suite.who, { available_stock: 100 });
-    const stranger: Seller = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
+    const stranger: Who = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
     // The ticket is known to the service (as in a rush): its company is checked without a read.
     expect((await reserve(suite.who, guid, { amount: 1 })).status).toBe(201);
     const engine = suite.stack.running.ticket.engine;

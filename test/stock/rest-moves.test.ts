@@ -7,25 +7,12 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, signUpAndLogin } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
-import {
-  auth,
-  expectConflict,
-  expectInvariant,
-  listReservations,
-  moveRest,
-  newTicket,
-  readTicket,
-  reserve,
-  RESERVATION_KEYS,
-  scanRest,
-  startStockSuite,
-  type Seller,
-  type StockSuite,
-} from './helpers.js';
+import { expectConflict, expectInvariant, listReservations, moveRest, newTicket, reserve, RESERVATION_KEYS, scanRest, startStockSuite, type StockSuite } from '../support/stock.js';
+import { h, readTicket, type Who } from '../support/api.js';
 
 let suite: StockSuite;
 let stack: TestStack;
-let who: Seller;
+let who: Who;
 let db: Knex;
 
 beforeAll(async () => {
@@ -53,7 +40,7 @@ describe('the life of a ticket over REST', () => {
     expect(Date.parse(r.expires_at) - Date.parse(r.created_at)).toBe(480_000);
     expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 4, status: 'sold_out' });
 
-    const read = await request(`${stack.baseUrl}/reservation/${r.guid}`, { headers: auth(who) });
+    const read = await request(`${stack.baseUrl}/reservation/${r.guid}`, { headers: h(who) });
     expect(read.status).toBe(200);
     expect(read.body).toEqual(r);
     expect((await listReservations(who, guid)).map((x) => x.guid)).toEqual([r.guid]);
@@ -84,7 +71,7 @@ describe('the life of a ticket over REST', () => {
 
   it('release returns the stock; a form body works like JSON', async () => {
     const { guid } = await newTicket(who, { available_stock: 3 });
-    const form = await request(`${stack.baseUrl}/ticket/${guid}/reservations`, { method: 'POST', headers: auth(who), body: new URLSearchParams({ amount: '3', ttl_seconds: '60' }) });
+    const form = await request(`${stack.baseUrl}/ticket/${guid}/reservations`, { method: 'POST', headers: h(who), body: new URLSearchParams({ amount: '3', ttl_seconds: '60' }) });
     expect(form.status, form.text).toBe(201);
     expect((await readTicket(who, guid)).status).toBe('sold_out');
     const released = await moveRest(who, form.body.guid, 'release');
@@ -101,11 +88,11 @@ describe('lists of reservations', () => {
     for (let i = 0; i < 5; i++) made.push((await reserve(who, guid, { amount: 1 })).body.guid);
     await moveRest(who, made[1], 'release');
     expect((await listReservations(who, guid)).map((r) => r.guid)).toEqual(made);
-    const first = await request(`${stack.baseUrl}/ticket/${guid}/reservations?state=reserved&limit=2`, { headers: auth(who) });
+    const first = await request(`${stack.baseUrl}/ticket/${guid}/reservations?state=reserved&limit=2`, { headers: h(who) });
     expect(first.body.map((r: any) => r.guid)).toEqual([made[0], made[2]]);
     const link = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')![1]!;
     expect(link).toContain('state=reserved');
-    const second = await request(`${stack.baseUrl}${link}`, { headers: auth(who) });
+    const second = await request(`${stack.baseUrl}${link}`, { headers: h(who) });
     expect(second.status, second.text).toBe(200);
     expect(second.body.map((r: any) => r.guid)).toEqual([made[3], made[4]]);
     expect((await listReservations(who, guid, '?state=released')).map((r) => r.guid)).toEqual([made[1]]);
@@ -122,7 +109,7 @@ describe('expiry, exact to the reader without a sweeper', () => {
     await sleep(Math.max(0, Date.parse(first.expires_at) - Date.now()) + 1000);
 
     expect(await readTicket(who, guid)).toMatchObject({ reserved_count: 0, status: 'available' });
-    const read = await request(`${stack.baseUrl}/reservation/${first.guid}`, { headers: auth(who) });
+    const read = await request(`${stack.baseUrl}/reservation/${first.guid}`, { headers: h(who) });
     expect(read.body).toMatchObject({ state: 'expired', expires_at: first.expires_at });
     expectConflict(await moveRest(who, first.guid, 'confirm'), 'reservation_expired');
     expectConflict(await moveRest(who, first.guid, 'release'), 'reservation_expired');
@@ -137,11 +124,11 @@ describe('expiry, exact to the reader without a sweeper', () => {
     await sleep(Math.max(0, Date.parse(first.expires_at) - Date.now()) + 1000);
 
     for (const path of [`/event/${eventGuid}/ticket?limit=10`, `/event/${eventGuid}/ticket`, '/ticket']) {
-      const list = await request(`${stack.baseUrl}${path}`, { headers: auth(who) });
+      const list = await request(`${stack.baseUrl}${path}`, { headers: h(who) });
       expect(list.status, list.text).toBe(200);
       expect((list.body as Array<Record<string, unknown>>).find((ticket) => ticket.guid === guid), path).toMatchObject({ reserved_count: 0, status: 'available' });
     }
-    const read = await request(`${stack.baseUrl}/reservation/${first.guid}`, { headers: auth(who) });
+    const read = await request(`${stack.baseUrl}/reservation/${first.guid}`, { headers: h(who) });
     expect(read.body).toMatchObject({ state: 'expired' });
   });
 
@@ -197,7 +184,7 @@ describe('every 409 carries its code', () => {
     const other = await newTicket(who, { available_stock: 10, barcode_type: 'predefined' }, eventGuid);
     const b = (await reserve(who, other.guid, { amount: 1 })).body;
     expectConflict(await moveRest(who, b.guid, 'confirm', { barcodes: ['ABC-0001'] }), 'barcode_taken');
-    expect((await request(`${stack.baseUrl}/reservation/${b.guid}`, { headers: auth(who) })).body.state).toBe('reserved');
+    expect((await request(`${stack.baseUrl}/reservation/${b.guid}`, { headers: h(who) })).body.state).toBe('reserved');
     // another event may use the same code
     const elsewhere = await newTicket(who, { available_stock: 10, barcode_type: 'predefined' });
     const c = (await reserve(who, elsewhere.guid, { amount: 1 })).body;
@@ -216,19 +203,19 @@ describe('every 409 carries its code', () => {
   it('DELETE of a ticket or event holding reserved or pending stock: 409 stock_held; after release it goes', async () => {
     const { guid, eventGuid } = await newTicket(who, { available_stock: 10 });
     const r = (await reserve(who, guid, { amount: 1 })).body;
-    expectConflict(await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: auth(who) }), 'stock_held');
-    expectConflict(await request(`${stack.baseUrl}/event/${eventGuid}`, { method: 'DELETE', headers: auth(who) }), 'stock_held');
+    expectConflict(await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: h(who) }), 'stock_held');
+    expectConflict(await request(`${stack.baseUrl}/event/${eventGuid}`, { method: 'DELETE', headers: h(who) }), 'stock_held');
     await moveRest(who, r.guid, 'pending');
-    expectConflict(await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: auth(who) }), 'stock_held');
+    expectConflict(await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: h(who) }), 'stock_held');
     await moveRest(who, r.guid, 'release');
-    expect((await request(`${stack.baseUrl}/event/${eventGuid}`, { method: 'DELETE', headers: auth(who) })).status).toBe(204);
+    expect((await request(`${stack.baseUrl}/event/${eventGuid}`, { method: 'DELETE', headers: h(who) })).status).toBe(204);
   });
 
   it('an expired reservation does not hold a delete back', async () => {
     const { guid } = await newTicket(who, { available_stock: 10 });
     const r = (await reserve(who, guid, { amount: 1, ttl_seconds: 1 })).body;
     await sleep(Math.max(0, Date.parse(r.expires_at) - Date.now()) + 1000);
-    expect((await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: auth(who) })).status).toBe(204);
+    expect((await request(`${stack.baseUrl}/ticket/${guid}`, { method: 'DELETE', headers: h(who) })).status).toBe(204);
   });
 });
 
@@ -261,7 +248,7 @@ describe('validation (422 naming the field)', () => {
     const n = (await reserve(who, none.guid, { amount: 1 })).body;
     const confirmed = await moveRest(who, n.guid, 'confirm');
     expect(confirmed.body).toMatchObject({ state: 'confirmed', barcodes: [] });
-    const bad = await request(`${stack.baseUrl}/ticket/${guid}/reservations?state=sold`, { headers: auth(who) });
+    const bad = await request(`${stack.baseUrl}/ticket/${guid}/reservations?state=sold`, { headers: h(who) });
     expect(bad.status).toBe(422);
   });
 });
@@ -272,10 +259,10 @@ describe('company scope and idempotency', () => {
     const r = (await reserve(who, guid, { amount: 1 })).body;
     const confirmed = (await moveRest(who, r.guid, 'confirm')).body;
     const stranger = await signUpAndLogin(stack);
-    const them: Seller = { stack, token: stranger.accessToken };
+    const them: Who = { stack, token: stranger.accessToken };
     expect((await reserve(them, guid, { amount: 1 })).status).toBe(404);
-    expect((await request(`${stack.baseUrl}/ticket/${guid}/reservations`, { headers: auth(them) })).status).toBe(404);
-    expect((await request(`${stack.baseUrl}/reservation/${r.guid}`, { headers: auth(them) })).status).toBe(404);
+    expect((await request(`${stack.baseUrl}/ticket/${guid}/reservations`, { headers: h(them) })).status).toBe(404);
+    expect((await request(`${stack.baseUrl}/reservation/${r.guid}`, { headers: h(them) })).status).toBe(404);
     for (const move of ['pending', 'confirm', 'release'] as const) expect((await moveRest(them, r.guid, move)).status).toBe(404);
     expect((await scanRest(them, eventGuid, confirmed.barcodes[0])).status).toBe(404);
     expect((await readTicket(who, guid)).scanned_count).toBe(0);

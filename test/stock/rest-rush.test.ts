@@ -5,10 +5,11 @@
  */
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectConflict, expectInvariant, moveRest, newTicket, readTicket, reserve, reservePatiently, restPatiently, scanRest, startStockSuite, type Seller, type StockSuite } from './helpers.js';
+import { expectConflict, expectInvariant, moveRest, newTicket, reserve, reservePatiently, restPatiently, scanRest, startStockSuite, type StockSuite } from '../support/stock.js';
+import { readTicket, type Who } from '../support/api.js';
 
 let suite: StockSuite;
-let who: Seller;
+let who: Who;
 let db: Knex;
 
 beforeAll(async () => {

@@ -9,12 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { orderClient, ordersOf } from '../orders/helpers.js';
 import { request } from '../support/http.js';
-import { auth, expectConflict, expectInvariant, grpcCall, grpcFailure, meta, newEvent, newTicket, reservationSuiteOfFile, reserve } from './helpers.js';
+import { expectConflict, expectInvariant, grpcCall, grpcFailure, meta, newEvent, newTicket, reservationSuiteOfFile, reserve } from '../support/stock.js';
+import { h } from '../support/api.js';
 
 const suite = reservationSuiteOfFile();
 
 const post = (path: string, key: string | undefined, body?: unknown) =>
-  request(`${suite.stack.baseUrl}${path}`, { method: 'POST', headers: auth(suite.who, key ? { 'Idempotency-Key': key } : {}), ...(body ? { json: body } : {}) });
+  request(`${suite.stack.baseUrl}${path}`, { method: 'POST', headers: h(suite.who, key ? { 'Idempotency-Key': key } : {}), ...(body ? { json: body } : {}) });
 
 describe('retrying a move with its Idempotency-Key', { timeout: 60_000 }, () => {
   it('confirm: the same key answers the first answer (the same barcodes), sold once; without it 409; another body with it 422 naming Idempotency-Key', async () => {
@@ -39,7 +40,7 @@ describe('retrying a move with its Idempotency-Key', { timeout: 60_000 }, () => 
     expect(rescan.status).toBe(201);
     expect(rescan.body).toEqual(scan.body);
     expectConflict(await post(`/event/${eventGuid}/scans`, undefined, { barcode: first.body.barcodes[0] }), 'already_scanned');
-    const counted = (await request(`${suite.stack.baseUrl}/ticket/${guid}`, { headers: auth(suite.who) })).body;
+    const counted = (await request(`${suite.stack.baseUrl}/ticket/${guid}`, { headers: h(suite.who) })).body;
     expect(counted.scanned_count).toBe(1);
   });
 

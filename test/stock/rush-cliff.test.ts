@@ -14,7 +14,8 @@ import type { JsonResponse } from '../support/http.js';
 import { oversold, runRush } from '../support/rush.js';
 import { grpcRushShop, restRushShop, type ReserveAnswer, type RushShop } from '../support/rush-shops.js';
 import { expectProblem } from '../tickets/helpers.js';
-import { expectInvariant, grpcCall, grpcFailure, meta, newTicket, readTicket, reservationSuiteOfFile, reserve } from './helpers.js';
+import { expectInvariant, grpcCall, grpcFailure, meta, newTicket, reservationSuiteOfFile, reserve } from '../support/stock.js';
+import { readTicket } from '../support/api.js';
 
 /** Small: a rush of 300 buyers meets the bound now and then (the default is 2,000). */
 const QUEUE_MAX = 40;

@@ -10,7 +10,7 @@ import { bearer, request, signUpAndLogin, type Account } from '../support/http.j
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
 import { spawnNode, type RunningProcess } from '../ops/processes.js';
-import { ticketDatabase } from '../stock/helpers.js';
+import { ticketDatabase } from '../support/stock.js';
 import { startReceiver, type Received, type TestReceiver } from './receiver.js';
 
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,200ms', WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: '1000' };

@@ -15,7 +15,7 @@ import { IdempotentCreation } from '../../services/ticket/idempotency/idempotent
 import { EventStore } from '../../services/ticket/store/event-store.js';
 import { IdempotencyStore } from '../../services/ticket/store/idempotency-store.js';
 import { recordChange } from '../../services/ticket/store/outbox-store.js';
-import { ticketDatabase } from '../stock/helpers.js';
+import { ticketDatabase } from '../support/stock.js';
 import { bearer, request, signUpAndLogin, type Account } from '../support/http.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';

@@ -5,14 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromDbTime } from '../../lib/db.js';
-import { newTicket, reserve, type Seller } from '../stock/helpers.js';
+import { newTicket, reserve } from '../support/stock.js';
+import { type Who } from '../support/api.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite } from '../support/suite.js';
 
 const HELD_MS = 1500;
 
 let stack: TestStack;
-let seller: Seller;
+let seller: Who;
 
 beforeAll(async () => {
   let token: string;

@@ -8,7 +8,7 @@
  * buyers alike.
  */
 import { describe, expect, it } from 'vitest';
-import { newTicket, reserve } from '../stock/helpers.js';
+import { newTicket, reserve } from '../support/stock.js';
 import { bearer, request } from '../support/http.js';
 import { testBackend } from '../support/stack.js';
 import { startSuite, suiteOfFile } from '../support/suite.js';

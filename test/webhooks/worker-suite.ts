@@ -9,7 +9,7 @@ import type { Knex } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 import type { DeliveryStore } from '../../services/webhooks/delivery-store.js';
 import { startWebhookWorker, type RunningWorker, type WorkerConfig } from '../../services/webhooks/worker.js';
-import { ticketDatabase } from '../stock/helpers.js';
+import { ticketDatabase } from '../support/stock.js';
 import type { TestStack } from '../support/stack.js';
 import { startSuite, suiteOfFile } from '../support/suite.js';
 import { startReceiver, type TestReceiver } from './receiver.js';

@@ -1,5 +1,5 @@
 /**
- * Helpers of the stock-moves suite (PRODUCT.md 9): a ticket to sell, the gRPC client of
+ * Helpers of the suites that sell (docs/stock-moves.md): a ticket to sell, the gRPC client of
  * ReservationService, REST calls of the same moves, and the invariant every concurrent
  * test ends with.
  */
@@ -11,62 +11,49 @@ import type { Knex } from '../../lib/db.js';
 import { ReservationServiceClient } from '../../lib/gen/ticketing/v1/reservation.js';
 import type { UnaryMethod } from '../../lib/grpc/client.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
-import { callerMetadata, grpcCall as supportCall, grpcFailure as supportFailure } from '../support/grpc.js';
+import { callerMetadata, grpcCall as supportCall, grpcFailure as supportFailure } from './grpc.js';
 import { openTicketDatabase } from '../../services/ticket/server.js';
-import { bearer, request, type JsonResponse } from '../support/http.js';
-import { startTestStack, type TestStack } from '../support/stack.js';
-import { suiteOfFile } from '../support/suite.js';
-import { signUpAndLogin } from '../support/http.js';
+import { request, type JsonResponse } from './http.js';
+import { createEvent, h, readTicket, type Who } from './api.js';
+import { startTestStack, type TestStack } from './stack.js';
+import { suiteOfFile } from './suite.js';
+import { signUpAndLogin } from './http.js';
 
 export const RESERVATION_KEYS = ['amount', 'barcodes', 'company_id', 'created_at', 'event_id', 'expires_at', 'guid', 'state', 'ticket_id', 'updated_at'];
 
-export interface Seller {
-  stack: TestStack;
-  token: string;
-}
 
-export const auth = (who: Seller, extra: Record<string, string> = {}) => bearer(who.token, extra);
-
-export async function newEvent(who: Seller, name = 'Stock event'): Promise<string> {
-  const res = await request(`${who.stack.baseUrl}/event`, { method: 'POST', headers: auth(who), json: { name } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.guid as string;
+export async function newEvent(who: Who, name = 'Stock event'): Promise<string> {
+  return (await createEvent(who, { name })).guid;
 }
 
 /** A ticket on sale with `available_stock` (and any other fields). */
-export async function newTicket(who: Seller, fields: Record<string, unknown> = {}, eventGuid?: string): Promise<{ guid: string; eventGuid: string }> {
+export async function newTicket(who: Who, fields: Record<string, unknown> = {}, eventGuid?: string): Promise<{ guid: string; eventGuid: string }> {
   const event = eventGuid ?? (await newEvent(who));
   const res = await request(`${who.stack.baseUrl}/event/${event}/ticket`, {
     method: 'POST',
-    headers: auth(who),
+    headers: h(who),
     json: { name: 'Stock ticket', vat_percentage: 21, available_stock: 50, ...fields },
   });
   expect(res.status, res.text).toBe(201);
   return { guid: res.body.guid as string, eventGuid: event };
 }
 
-export async function readTicket(who: Seller, guid: string): Promise<any> {
-  const res = await request(`${who.stack.baseUrl}/ticket/${guid}`, { headers: auth(who) });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
 // --- REST -----------------------------------------------------------------------------
 
-export function reserve(who: Seller, ticketGuid: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations`, { method: 'POST', headers: auth(who, headers), json: body });
+export function reserve(who: Who, ticketGuid: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations`, { method: 'POST', headers: h(who, headers), json: body });
 }
 
-export function moveRest(who: Seller, reservationGuid: string, move: 'pending' | 'confirm' | 'release', body?: Record<string, unknown>): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/reservation/${reservationGuid}/${move}`, { method: 'POST', headers: auth(who), ...(body ? { json: body } : {}) });
+export function moveRest(who: Who, reservationGuid: string, move: 'pending' | 'confirm' | 'release', body?: Record<string, unknown>): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/reservation/${reservationGuid}/${move}`, { method: 'POST', headers: h(who), ...(body ? { json: body } : {}) });
 }
 
-export function scanRest(who: Seller, eventGuid: string, barcode: string): Promise<JsonResponse> {
-  return request(`${who.stack.baseUrl}/event/${eventGuid}/scans`, { method: 'POST', headers: auth(who), json: { barcode } });
+export function scanRest(who: Who, eventGuid: string, barcode: string): Promise<JsonResponse> {
+  return request(`${who.stack.baseUrl}/event/${eventGuid}/scans`, { method: 'POST', headers: h(who), json: { barcode } });
 }
 
-export async function listReservations(who: Seller, ticketGuid: string, query = ''): Promise<any[]> {
-  const res = await request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations${query}`, { headers: auth(who) });
+export async function listReservations(who: Who, ticketGuid: string, query = ''): Promise<any[]> {
+  const res = await request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations${query}`, { headers: h(who) });
   expect(res.status, res.text).toBe(200);
   return res.body as any[];
 }
@@ -128,7 +115,7 @@ export async function grpcPatiently<T>(send: () => Promise<T>): Promise<T> {
 }
 
 /** A reservation as a careful shop makes it under load: with its own Idempotency-Key, retried on 503. */
-export function reservePatiently(who: Seller, ticketGuid: string, body: Record<string, unknown>): Promise<JsonResponse> {
+export function reservePatiently(who: Who, ticketGuid: string, body: Record<string, unknown>): Promise<JsonResponse> {
   const key = { 'Idempotency-Key': randomUUID() };
   return restPatiently(() => reserve(who, ticketGuid, body, key), [503, 504]);
 }
@@ -145,7 +132,7 @@ export function ticketDatabase(stack: TestStack): Knex {
  * reservations in its state, nothing is negative, and sold + reserved + pending never
  * exceeds available_stock - availability_margin. Through the API too (reads settle expiry).
  */
-export async function expectInvariant(who: Seller, db: Knex, ticketGuid: string): Promise<{ sold: number; reserved: number; pending: number }> {
+export async function expectInvariant(who: Who, db: Knex, ticketGuid: string): Promise<{ sold: number; reserved: number; pending: number }> {
   const ticket = (await db('tickets').where('guid', ticketGuid).first()) as Record<string, unknown>;
   const sums = (await db('reservations').where('ticket_id', ticketGuid).groupBy('state').select('state').sum({ total: 'amount' })) as Array<{ state: string; total: unknown }>;
   const sum = (state: string) => Number(sums.find((s) => s.state === state)?.total ?? 0);
@@ -183,7 +170,7 @@ export async function expectWholeOrders(db: Knex, ticketGuid: string): Promise<v
 
 export interface StockSuite {
   stack: TestStack;
-  who: Seller;
+  who: Who;
   /** The stack's ticket database, for the invariant. */
   db: Knex;
   stop(): Promise<void>;
