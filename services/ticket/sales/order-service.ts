@@ -246,10 +246,7 @@ export class OrderService {
         if (!sale) throw notFound('Order', guid);
         const violations = options.check?.(sale.order) ?? [];
         if (violations.length) throw RpcError.invalidArgument(violations);
-        const answer = orderMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).order);
-        const remembered = keep(answer);
-        if (remembered) draft.remember(remembered);
-        return answer;
+        return draft.answer(orderMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).order), keep);
       };
       const tickets = found.lines.map((l) => l.ticket_id);
       return retryingDeadlocks(() => this.engine.run({ tickets, reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));

@@ -241,10 +241,7 @@ export class ReservationService {
         const sale = draft.reservation(scope, found.guid);
         if (!sale || !draft.ticket(found.ticket_id, scope, { includeDeleted: true })) throw notFound('Reservation', guid);
         if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-        const answer = reservationMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).line);
-        const remembered = keep(answer);
-        if (remembered) draft.remember(remembered);
-        return answer;
+        return draft.answer(reservationMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).line), keep);
       };
       return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
     });
@@ -289,10 +286,7 @@ export class ReservationService {
         const ticket = draft.ticket(found.ticket_id, caller.companyIds, { includeDeleted: true });
         const barcode = draft.barcode(found.id);
         if (!ticket || !barcode) throw notFound('Barcode', request.barcode);
-        const answer = scanMessage(draft.scan(barcode, ticket.company_id));
-        const remembered = keep(answer);
-        if (remembered) draft.remember(remembered);
-        return answer;
+        return draft.answer(scanMessage(draft.scan(barcode, ticket.company_id)), keep);
       };
       return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { barcodes: [found.id] }, plan }));
     });

@@ -206,4 +206,11 @@ export class StockDraft {
   remember(row: Row): void {
     this.inserts.push({ table: 'idempotency_keys', row });
   }
+
+  /** The move's answer, handed to `keep` (IdempotentCreation.once), whose row (when it gives one) is written with the move. */
+  answer<T>(answer: T, keep: (answer: T) => Row | undefined): T {
+    const row = keep(answer);
+    if (row) this.remember(row);
+    return answer;
+  }
 }
