@@ -36,6 +36,11 @@ export interface CreationRequest<M> {
   codec: Codec<M>;
 }
 
+/** The request of a move run once per request id (a confirm, a scan, ...): the same request is every field but its request id. */
+export function moveRequest<M>(caller: AuthenticatedCaller, scope: string, request: { request_id?: string }, codec: Codec<M>): CreationRequest<M> {
+  return { caller, scope, requestId: request.request_id ?? '', request: [JSON.stringify({ ...request, request_id: undefined })], codec };
+}
+
 /**
  * Runs a creation once per request id: a retry with the same key and the same request,
  * by the same user, gets the first result back and writes nothing; the same key with a

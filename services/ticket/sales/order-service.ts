@@ -20,7 +20,7 @@ import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { storedGuid } from '../access/request-guid.js';
 import { notInEnum } from '../common/field-checks.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
-import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
+import { moveRequest, type IdempotentCreation } from '../idempotency/idempotent-creation.js';
 import { currencyDigits, fromMinor, toMinor, unitPrice } from '../../../lib/money.js';
 import { orderMessage, orderTotal } from '../stock/sale-messages.js';
 import { newLine, type LineRecord, type OrderRecord, type OrderSale, type StockTicket } from '../stock/sale.js';
@@ -30,7 +30,8 @@ import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
 import type { SaleMoves } from './sale-moves.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
-import { refuseUnlessOnSale, retryingBarcodeCollisions, sameRequest, stateFilter, type ReservationService } from './reservation-service.js';
+import type { ReservationService } from './reservation-service.js';
+import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
 
 const line = (i: number, field: string) => `lines[${i}].${field}`;
@@ -237,8 +238,7 @@ export class OrderService {
     } = {},
   ): Promise<Order> {
     const { guid } = request;
-    const once = { caller, scope: moveRpc(move, 'Order'), requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Order };
-    return this.creations.once(once, async (keep) => {
+    return this.creations.once(moveRequest(caller, moveRpc(move, 'Order'), request, Order), async (keep) => {
       const found = await this.findOrder(caller, guid);
       const scope = [found.company_id];
       const plan = (draft: StockDraft) => {

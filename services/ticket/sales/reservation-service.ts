@@ -1,4 +1,3 @@
-import { isUniqueViolation } from '../../../lib/db.js';
 import {
   ReserveTicketRequest,
   Reservation,
@@ -12,18 +11,15 @@ import {
   type ReleaseReservationRequest,
   type ScanBarcodeRequest,
 } from '../../../lib/gen/ticketing/v1/reservation.js';
-import { fromMessageField } from '../../../lib/fields/messages.js';
-import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVATION_FIELDS, RESERVATION_STATES, RESERVE_FIELDS, SCAN_REQUEST_FIELDS, type ReservationState } from '../../../lib/fields/reservation.js';
-import { remainingStock, ticketStatus } from '../../../lib/fields/ticket.js';
+import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVE_FIELDS, SCAN_REQUEST_FIELDS } from '../../../lib/fields/reservation.js';
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
-import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
+import { stockConflict } from '../../../lib/stock-conflicts.js';
 import { moveRpc, type SaleMove } from '../../../lib/stock-moves.js';
-import { notInEnum } from '../common/field-checks.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
-import type { IdempotentCreation } from '../idempotency/idempotent-creation.js';
+import { moveRequest, type IdempotentCreation } from '../idempotency/idempotent-creation.js';
 import { reservationMessage, scanMessage } from '../stock/sale-messages.js';
 import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { storedGuid } from '../access/request-guid.js';
@@ -33,15 +29,8 @@ import type { StockEngine } from '../stock/stock-engine.js';
 import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
 import { newLine, type LineRecord, type ReservationRecord, type StockTicket } from '../stock/sale.js';
 import { ReservationHomes, TicketHomes, type ReservationHome } from './reservation-homes.js';
+import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
 import type { SaleMoves } from './sale-moves.js';
-
-/** A list's state filter: unset is every state; a number the enum lacks (UNSPECIFIED among them) is refused. */
-export function stateFilter(state: number | undefined): ReservationState | undefined {
-  if (state === undefined) return undefined;
-  const name = fromMessageField(RESERVATION_FIELDS.state, state) as ReservationState | null;
-  if (name === null) throw RpcError.invalidArgument([{ field: 'state', description: notInEnum(RESERVATION_STATES) }]);
-  return name;
-}
 
 const reservationListKey = (ticketGuid: string, state: string) => `reservations:${ticketGuid}:${state}`;
 
@@ -51,39 +40,6 @@ const reservationListKey = (ticketGuid: string, state: string) => `reservations:
  * the 4 MiB a gRPC message may have (docs/stock-moves.md "Bounded messages").
  */
 export const BARCODES_PER_PAGE = 10 * MAX_UNITS_PER_ORDER;
-
-/** How often a confirmation is retried when a generated barcode collides (about 2^-79 each). */
-const BARCODE_ATTEMPTS = 3;
-
-/** Only a ticket whose computed status is `available` can be reserved; a sold_out by the counters is a stock refusal. */
-export function refuseUnlessOnSale(ticket: StockTicket, now: Date): void {
-  const computed = ticketStatus(ticket, now);
-  if (computed === 'available') return;
-  if (computed === 'sold_out' && ticket.status_overrule === 'auto') throw insufficientStock(remainingStock(ticket));
-  throw stockConflict('not_on_sale');
-}
-
-/**
- * Runs a confirmation (`confirm` calls `generating()` when it makes codes) and runs it again
- * when a generated code collided within the event (about 2^-79 each); a code that was sent
- * and is taken is barcode_taken, and nothing of the confirmation is kept either way.
- */
-export async function retryingBarcodeCollisions<T>(confirm: (generating: () => void) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    let generated = false;
-    try {
-      return await confirm(() => {
-        generated = true;
-      });
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (!generated || attempt >= BARCODE_ATTEMPTS) throw stockConflict('barcode_taken');
-    }
-  }
-}
-
-/** What makes two requests of a move the same request: every field but its request id. */
-export const sameRequest = (request: { request_id?: string }): string => JSON.stringify({ ...request, request_id: undefined });
 
 /** The stock moves of PRODUCT.md 9, in the caller's effective company set. */
 export class ReservationService {
@@ -233,8 +189,7 @@ export class ReservationService {
     } = {},
   ): Promise<Reservation> {
     const { guid } = request;
-    const once = { caller, scope: moveRpc(move, 'Reservation'), requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Reservation };
-    return this.creations.once(once, async (keep) => {
+    return this.creations.once(moveRequest(caller, moveRpc(move, 'Reservation'), request, Reservation), async (keep) => {
       const found = await this.homeOf(caller, guid);
       const scope = [found.company_id];
       const plan = (draft: StockDraft) => {
@@ -278,8 +233,7 @@ export class ReservationService {
     if (violations.length) throw RpcError.invalidArgument(violations);
     const eventGuid = storedGuid(request.event_id);
     if (!eventGuid) throw notFound('Event', request.event_id);
-    const once = { caller, scope: 'ScanBarcode', requestId: request.request_id ?? '', request: [sameRequest(request)], codec: Scan };
-    return this.creations.once(once, async (keep) => {
+    return this.creations.once(moveRequest(caller, 'ScanBarcode', request, Scan), async (keep) => {
       const found = await this.store.findBarcode(caller.companyIds, eventGuid, request.barcode);
       if (!found) throw notFound('Barcode', request.barcode);
       const plan = (draft: StockDraft) => {
