@@ -47,6 +47,8 @@ export function coerce(def: FieldDef, raw: unknown, kind: BodyKind): Coerced {
       const list = Array.isArray(raw) ? raw : kind === 'form' && typeof raw === 'string' ? [raw] : undefined;
       // A list past its limit is refused before it is walked.
       if (list && def.kind.maxItems !== undefined && list.length > def.kind.maxItems) return { error: `must hold at most ${def.kind.maxItems} items` };
+      // A repeated field cannot tell an empty list from none: an empty list is refused here, where it can be told.
+      if (list && def.kind.minItems !== undefined && list.length < def.kind.minItems) return { error: `must hold at least ${def.kind.minItems} item${def.kind.minItems === 1 ? '' : 's'}` };
       return list?.every((item) => typeof item === 'string') ? { value: list as string[] } : { error: 'must be an array of strings' };
     }
     case 'timestamp': {

@@ -28,16 +28,18 @@ function linesInput(line: Resource, raw: unknown, kind: BodyKind, violations: Fi
 }
 
 /**
- * An order body (creation or confirm) as its request fields: the body's own fields by their
- * table, `lines` by the line table. Type errors are refused with one 422.
+ * An order body (creation, confirm, cancel) as its request fields: the body's own fields by
+ * their table, `lines` by the line table where it has one (elsewhere `lines` is an unknown
+ * field). Type errors are refused with one 422.
  */
 export function orderBody(req: Request, res: Response, which: keyof typeof ORDER_BODIES): { fields: Record<string, unknown>; lines: LineFields[] } {
-  const tables = ORDER_BODIES[which];
-  const { lines: rawLines, ...own } = req.body as Record<string, unknown>;
+  const tables: { own: Resource; line?: Resource } = ORDER_BODIES[which];
+  const body = req.body as Record<string, unknown>;
+  const { lines: rawLines, ...own } = body;
   const kind = res.locals.bodyKind as BodyKind;
-  const input = resourceInput(tables.own, own, kind, 'refuse');
+  const input = resourceInput(tables.own, tables.line ? own : body, kind, 'refuse');
   const violations = [...input.violations];
-  const lines = linesInput(tables.line, rawLines, kind, violations);
+  const lines = tables.line ? linesInput(tables.line, rawLines, kind, violations) : [];
   if (violations.length) throw invalidFields(violations);
   return { fields: input.fields, lines };
 }

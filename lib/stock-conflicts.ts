@@ -13,6 +13,7 @@ export const STOCK_CONFLICTS = {
   reservation_expired: { grpc: status.FAILED_PRECONDITION, message: 'The reservation has expired; its stock was returned.' },
   barcode_taken: { grpc: status.ALREADY_EXISTS, message: 'A barcode is already in use within this event.' },
   already_scanned: { grpc: status.ALREADY_EXISTS, message: 'The barcode was already scanned.' },
+  barcode_cancelled: { grpc: status.FAILED_PRECONDITION, message: 'The barcode was cancelled; it no longer opens the door.' },
   stock_held: { grpc: status.FAILED_PRECONDITION, message: 'Reserved or pending stock exists; release or confirm it first.' },
   not_personalizable: { grpc: status.FAILED_PRECONDITION, message: 'The barcode\'s holder cannot be set: a first holder needs the ticket\'s late_personalization, another one its swappable.' },
   price_changed: { grpc: status.FAILED_PRECONDITION, message: 'The order\'s total is not the expected_total sent; nothing was changed.' },

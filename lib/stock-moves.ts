@@ -23,6 +23,7 @@ export const HELD_IN = {
   confirmed: 'sold_count',
   released: null,
   expired: null,
+  cancelled: null,
 } as const satisfies Record<ReservationState, Counter | null>;
 
 /** A change of a ticket's counters: each counter at most once, by how much it moves. */
@@ -40,6 +41,10 @@ export interface MoveRule {
   refusals: readonly StockConflictCode[];
   /** What it means, one line for the docs. */
   description: string;
+  /** Runs in a transaction of its own, never batched with its ticket's other moves (rare, and it changes what they read). */
+  alone?: boolean;
+  /** What it does to the counters, for the docs, when that is not its whole amount moving from `from` to `to` (a cancellation moves the units it names). */
+  counters?: string;
   /**
    * A move of an existing sale (a reservation or a whole order): how it is called. The gRPC
    * method is `rpc` with `{Noun}` the sale's (MarkReservationPending, MarkOrderPending), the
@@ -107,6 +112,22 @@ export const MOVES = {
     refusals: [],
     description: 'At expires_at (on the next move or read of the ticket, or by the sweeper); the amount goes back to the stock.',
   },
+  cancel: {
+    from: ['confirmed'],
+    to: 'cancelled',
+    done: 'cancelled',
+    event: 'cancelled',
+    refusals: ['invalid_transition', 'already_scanned', 'barcode_cancelled'],
+    description: 'Cancels sold units (all, or the barcodes named): they stop opening the door. The sale becomes cancelled once every unit is; until then it stays confirmed.',
+    counters: 'sold_count - n (the units cancelled); available_stock - n too without return_stock',
+    alone: true,
+    wire: {
+      rpc: 'Cancel{Noun}',
+      summary: 'Cancel a sale or some of its barcodes: confirmed -> cancelled once every unit is',
+      body: 'Cancel',
+      text: 'The barcodes named (or every one not yet cancelled) get cancelled_at and no longer open the door; sold_count - n, and available_stock - n as well without return_stock.',
+    },
+  },
 } as const satisfies Record<string, MoveRule>;
 
 export type MoveName = keyof typeof MOVES;
@@ -155,10 +176,14 @@ export function sumDeltas(deltas: readonly CounterDelta[]): CounterDelta {
   return total;
 }
 
-/** The refusal of a move from the current state, or undefined when the state allows it. */
+/** Whether a move runs in a transaction of its own. */
+export const runsAlone = (move: MoveName): boolean => (MOVES[move] as MoveRule).alone === true;
+
+/** The refusal of a move from the current state, or undefined when the state allows it (reservation_expired only for the moves that answer it). */
 export function refusalFrom(move: MoveName, current: ReservationState): StockConflictCode | undefined {
-  if ((MOVES[move].from as readonly ReservationState[]).includes(current)) return undefined;
-  return current === 'expired' ? 'reservation_expired' : 'invalid_transition';
+  const rule: MoveRule = MOVES[move];
+  if (rule.from.includes(current)) return undefined;
+  return current === 'expired' && rule.refusals.includes('reservation_expired') ? 'reservation_expired' : 'invalid_transition';
 }
 
 /** docs/stock-moves.md "States and moves", derived from the table. */
@@ -169,7 +194,7 @@ export function movesMarkdown(): string {
   ];
   for (const [name, move] of Object.entries(MOVES) as Array<[MoveName, MoveRule]>) {
     const froms = move.from.length ? move.from : [null];
-    const counters = [...new Set(froms.map((from) => deltaText(counterDelta(from, move.to, 1))))].join('; ');
+    const counters = move.counters ?? [...new Set(froms.map((from) => deltaText(counterDelta(from, move.to, 1))))].join('; ');
     const refusals = move.refusals.map((code) => `\`${code}\` (${grpcName(code)})`).join(', ') || '-';
     lines.push(`| ${name} | ${move.from.join(', ') || '(new)'} | ${move.to} | ${counters} | \`*.${move.event}\` | ${refusals} |`);
   }

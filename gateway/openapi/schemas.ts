@@ -234,9 +234,10 @@ const namedBody = (description: string, example: string): Schema => ({
   ...requestSchema({ noun: 'name', fields: { name: { ...NEW_NAME_FIELDS.name, example } }, orderRules: [] }, description),
 });
 
-/** An order request body: its own fields, and `lines`, each by the line table. */
-function orderInputSchema(bodies: (typeof ORDER_BODIES)[keyof typeof ORDER_BODIES], linesRequired: boolean, description: string): Schema {
+/** An order request body: its own fields, and `lines`, each by the line table (where it has one). */
+function orderInputSchema(bodies: { own: Resource; line?: Resource }, linesRequired: boolean, description: string): Schema {
   const own = inputSchema(bodies.own, true, description);
+  if (!bodies.line) return own;
   const line = inputSchema(bodies.line, true, 'One line.');
   const lines = { type: 'array', ...(linesRequired ? { minItems: ORDER_LINES.min } : {}), maxItems: ORDER_LINES.max, description: ORDER_FIELDS.lines.description, items: line };
   const example = { lines: [exampleBody(bodies.line)], ...exampleBody(bodies.own) };
@@ -251,6 +252,8 @@ const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
     description: `A 409 of a stock move (or of a delete blocked by held stock): why, for the shop to explain. ${TICKET_BUSY}: a 503 refusing a reservation because too many buyers wait for its ticket; ${SERVER_BUSY}: a 503 refusing a new reservation or order because the gateway itself is overloaded; either way nothing was reserved, try again after Retry-After.`,
   },
   scanned_at: { ...TIMESTAMP, description: 'already_scanned: when the barcode was first scanned.' },
+  cancelled_at: { ...TIMESTAMP, description: 'barcode_cancelled: when the barcode was cancelled.' },
+  barcode: { type: 'string', description: 'already_scanned or barcode_cancelled refusing a cancellation: the barcode named that was scanned or cancelled already.' },
   ticket_id: { ...GUID, description: 'A refused order line: the GUID of its ticket.' },
   remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
@@ -280,6 +283,7 @@ export function inputSchemas(): Record<string, Schema> {
     ScanCreate: inputSchema(MOVE_BODIES.scan, true, 'A barcode read at the door.'),
     OrderCreate: orderInputSchema(ORDER_BODIES.create, true, 'A cart: every line is taken, or none. JSON only.'),
     OrderConfirm: orderInputSchema(ORDER_BODIES.confirm, false, 'Sold: each line\'s barcodes are issued; only the lines of predefined tickets need one. JSON only.'),
+    OrderCancel: orderInputSchema(ORDER_BODIES.cancel, false, `${MOVES.cancel.wire.summary}; the cancellation is recorded with its refund_amount.`),
     BarcodeHolderUpdate: inputSchema(SET_HOLDER, true, 'The barcode\'s holder, or null to clear it. JSON only.'),
     WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),

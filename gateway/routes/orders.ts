@@ -32,10 +32,11 @@ function holderBody(req: Request, res: Response): Pick<SetBarcodeHolderRequest, 
   return input.fields as Pick<SetBarcodeHolderRequest, 'holder'>;
 }
 
-/** A move's body: the order's own where it has one (confirm: lines), else a reservation's (lib/fields/reservation.ts MOVE_BODIES). */
+/** A move's body: the order's own where it has one (confirm: lines; cancel: a fee), else a reservation's (lib/fields/reservation.ts MOVE_BODIES). */
 function orderMoveBody(move: SaleMove, req: Request, res: Response): Record<string, unknown> {
   if (!isOrderBody(move)) return bodyFields(MOVE_BODIES[move], req, res);
   const body = orderBody(req, res, move);
+  if (move === 'cancel') return { barcodes: [], ...body.fields };
   return { ...body.fields, lines: body.lines.map((line) => ({ ticket_id: '', barcodes: [], holders: [], ...line }) as ConfirmLine) };
 }
 

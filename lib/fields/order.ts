@@ -1,6 +1,6 @@
 import { HOLDER_FIELD, HOLDER_FIELDS } from './holder.js';
 import type { FieldDef, Resource } from './kinds.js';
-import { CONFIRM_FIELDS, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, RESERVE_FIELDS } from './reservation.js';
+import { CANCEL_FIELDS, CONFIRM_FIELDS, MAX_UNITS_PER_ORDER, RESERVATION_FIELDS, RESERVE_FIELDS } from './reservation.js';
 
 /** Orders (PRODUCT.md 12): what is the order's own; its lines are reservations (lib/fields/reservation.ts). */
 
@@ -56,6 +56,18 @@ export const TOTALS_FIELDS = {
 export const ORDER_BARCODE_FIELDS = {
   code: { kind: { type: 'text', max: 64 }, nullable: false, role: 'server-managed', description: 'The barcode.' },
   holder: HOLDER_FIELD,
+  cancelled_at: { ...RESERVATION_FIELDS.expires_at, description: 'When the barcode was cancelled (it no longer opens the door); null while it is valid.' },
+} as const satisfies Record<string, FieldDef>;
+
+/** One cancellation of (part of) a confirmed order (docs/cancellations.md): what is owed, recorded; no money moves. */
+export const CANCELLATION_FIELDS = {
+  guid: { kind: GUID, nullable: false, role: 'server-managed', description: 'GUID of the cancellation.' },
+  barcodes: { kind: { type: 'text-list' }, nullable: false, role: 'server-managed', description: 'The barcodes it cancelled (none for the units of barcode_type none).' },
+  reason: { ...CANCEL_FIELDS.reason, role: 'server-managed', description: 'The reason given, or null.' },
+  cancellation_fee: money('What the buyer is not refunded of the cancelled units.'),
+  refund_amount: money('The sum of the cancelled units\' unit_total, less cancellation_fee: what is owed to the buyer.'),
+  stock_returned: { kind: { type: 'boolean' }, nullable: false, role: 'server-managed', description: 'Whether the units went back to the stock (false: the places are gone too).' },
+  created_at: { ...RESERVATION_FIELDS.created_at, description: 'When it was cancelled.' },
 } as const satisfies Record<string, FieldDef>;
 
 /** One line of an order object. */
@@ -66,7 +78,7 @@ export const ORDER_LINE_FIELDS = {
     kind: { type: 'object-list', fields: ORDER_BARCODE_FIELDS },
     nullable: false,
     role: 'computed',
-    description: `The barcodes issued on confirmation, each {code, holder}; empty before, and for barcode_type none. At most ${MAX_UNITS_PER_ORDER}.`,
+    description: `The barcodes issued on confirmation, each {code, holder, cancelled_at}; empty before, and for barcode_type none. At most ${MAX_UNITS_PER_ORDER}.`,
   },
   price: { kind: { type: 'object', fields: LINE_PRICE_FIELDS }, nullable: false, role: 'server-managed', description: 'The line\'s money, fixed when the order was made.' },
 } as const satisfies Record<string, FieldDef>;
@@ -86,7 +98,7 @@ export const ORDER_FIELDS = {
     role: 'server-managed',
     description: 'online, or box_office (which sells only tickets with available_in_cashr).',
   },
-  state: { ...RESERVATION_FIELDS.state, description: 'The state of every line: reserved, pending (payment started), confirmed (sold), released or expired.' },
+  state: { ...RESERVATION_FIELDS.state, description: 'The state of every line: reserved, pending (payment started), confirmed (sold), released, expired, or cancelled (every unit cancelled; a partly cancelled order stays confirmed).' },
   expires_at: { ...RESERVATION_FIELDS.expires_at, description: 'When a reserved or pending order expires (or expired); null once confirmed or released.' },
   lines: {
     kind: { type: 'object-list', fields: ORDER_LINE_FIELDS, maxItems: ORDER_LINES.max },
@@ -98,7 +110,14 @@ export const ORDER_FIELDS = {
   updated_at: RESERVATION_FIELDS.updated_at,
   currency: { kind: { type: 'text', max: 3, format: 'currency' }, nullable: false, role: 'server-managed', example: 'EUR', description: 'The event\'s currency when the order was made: every amount of the order is in it.' },
   coupon_code: { kind: { type: 'text', max: 64 }, nullable: true, role: 'server-managed', description: 'The coupon code the order was made with; null: none.' },
-  totals: { kind: { type: 'object', fields: TOTALS_FIELDS }, nullable: false, role: 'server-managed', description: 'The sums over the lines, fixed when the order was made.' },
+  totals: { kind: { type: 'object', fields: TOTALS_FIELDS }, nullable: false, role: 'server-managed', description: 'The sums over the lines, fixed when the order was made (a cancellation leaves them as they are).' },
+  cancellations: {
+    kind: { type: 'object-list', fields: CANCELLATION_FIELDS, maxItems: MAX_UNITS_PER_ORDER },
+    nullable: false,
+    role: 'computed',
+    description: 'Its cancellations, oldest first; empty while none. Each cancels at least one unit, so there are never more than the order has units.',
+  },
+  refunded_total: money('The sum of the cancellations\' refund_amount: what is owed back to the buyer in all.'),
 } as const satisfies Record<string, FieldDef>;
 
 /*
@@ -122,6 +141,19 @@ export const ORDER_CREATE_FIELDS = {
 
 export const ORDER_CONFIRM_FIELDS = {
   expected_total: EXPECTED_TOTAL,
+} as const satisfies Record<string, FieldDef>;
+
+/** POST /order/{guid}/cancel (CancelOrderRequest): a reservation's cancellation, and its fee. */
+export const ORDER_CANCEL_FIELDS = {
+  ...CANCEL_FIELDS,
+  cancellation_fee: {
+    kind: { type: 'decimal', min: '0', max: '99999999999999.99' },
+    nullable: false,
+    role: 'writable',
+    default: 0,
+    example: 2.5,
+    description: 'In the order\'s currency: kept from the refund of the units cancelled, at least 0, at most their unit_total summed (else 422).',
+  },
 } as const satisfies Record<string, FieldDef>;
 
 export const NEW_LINE_FIELDS = {
@@ -158,6 +190,7 @@ export const ORDER: Resource<typeof ORDER_FIELDS> = body('order', ORDER_FIELDS);
 export const ORDER_BODIES = {
   create: { own: body('order', ORDER_CREATE_FIELDS), line: body('order line', NEW_LINE_FIELDS) },
   confirm: { own: body('order', ORDER_CONFIRM_FIELDS), line: body('order line', CONFIRM_LINE_FIELDS) },
-};
+  cancel: { own: body('cancellation', ORDER_CANCEL_FIELDS) },
+} satisfies Record<string, { own: Resource; line?: Resource }>;
 
 export const SET_HOLDER: Resource<typeof SET_HOLDER_FIELDS> = body('barcode', SET_HOLDER_FIELDS);

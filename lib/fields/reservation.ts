@@ -12,7 +12,7 @@ const TIMESTAMP = { type: 'timestamp' } as const;
  */
 export const MAX_UNITS_PER_ORDER = 1000;
 
-export const RESERVATION_STATES = ['reserved', 'pending', 'confirmed', 'released', 'expired'] as const;
+export const RESERVATION_STATES = ['reserved', 'pending', 'confirmed', 'released', 'expired', 'cancelled'] as const;
 export type ReservationState = (typeof RESERVATION_STATES)[number];
 
 /** States that hold stock (and can expire). */
@@ -33,7 +33,7 @@ export const RESERVATION_FIELDS = {
     kind: { type: 'enum', values: RESERVATION_STATES },
     nullable: false,
     role: 'server-managed',
-    description: 'reserved, pending (payment started), confirmed (sold), released or expired.',
+    description: 'reserved, pending (payment started), confirmed (sold), released, expired, or cancelled (every unit of the sale cancelled after it was sold).',
   },
   expires_at: {
     kind: TIMESTAMP,
@@ -61,6 +61,12 @@ export const SCAN_FIELDS = {
   scanned_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When it was admitted.' },
   order_id: { kind: GUID, nullable: false, role: 'server-managed', description: 'The order that sold it; the reservation\'s own guid when it was sold as a reservation.' },
   holder: { ...HOLDER_FIELD, description: 'Who may enter with it ({name, email}), for the door to check; null when none is named.' },
+  cancelled_at: {
+    kind: TIMESTAMP,
+    nullable: true,
+    role: 'server-managed',
+    description: 'When the barcode was cancelled: always null in an admission (a cancelled barcode is refused with 409 barcode_cancelled and this time).',
+  },
 } as const satisfies Record<string, FieldDef>;
 
 export const SCAN: Resource<typeof SCAN_FIELDS> = { noun: 'scan', fields: SCAN_FIELDS, orderRules: [] };
@@ -104,6 +110,33 @@ export const CONFIRM_FIELDS = {
   },
 } as const satisfies Record<string, FieldDef>;
 
+/** The longest reason a cancellation may give. */
+export const CANCEL_REASON_MAX = 255;
+
+/** POST /reservation/{guid}/cancel (CancelReservationRequest); an order's adds cancellation_fee (lib/fields/order.ts). */
+export const CANCEL_FIELDS = {
+  barcodes: {
+    kind: { type: 'text-list', minItems: 1, maxItems: MAX_UNITS_PER_ORDER },
+    nullable: false,
+    role: 'writable',
+    description: 'The barcodes to cancel, each of this sale and not yet cancelled or scanned. Left out: every barcode not yet cancelled (for barcode_type none, the whole amount). Over gRPC an empty list is the same as leaving it out.',
+  },
+  return_stock: {
+    kind: { type: 'boolean' },
+    nullable: false,
+    role: 'writable',
+    default: true,
+    description: 'true: the units go back to the stock (sold_count - n). false: the places are gone as well (available_stock - n, never below 0).',
+  },
+  reason: {
+    kind: { type: 'text', max: CANCEL_REASON_MAX },
+    nullable: true,
+    role: 'writable',
+    example: 'Refunded by the payment provider',
+    description: `Why, in at most ${CANCEL_REASON_MAX} characters; kept with the cancellation.`,
+  },
+} as const satisfies Record<string, FieldDef>;
+
 export const SCAN_REQUEST_FIELDS = {
   barcode: { kind: { ...SCAN_FIELDS.barcode.kind, notBlank: true }, nullable: false, role: 'writable', required: true, example: 'TKT-4F7A-2C91', description: 'The barcode read at the door.' },
 } as const satisfies Record<string, FieldDef>;
@@ -116,5 +149,6 @@ export const MOVE_BODIES = {
   pending: body('reservation', PENDING_FIELDS),
   confirm: body('reservation', CONFIRM_FIELDS),
   release: body('reservation', {}),
+  cancel: body('cancellation', CANCEL_FIELDS),
   scan: body('scan', SCAN_REQUEST_FIELDS),
 };

@@ -8,9 +8,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.created',
   'ticket.updated',
   'ticket.deleted',
-  // reservation.created, .pending, .confirmed, .released, .expired: one per stock move.
+  // reservation.created, .pending, .confirmed, .released, .expired, .cancelled: one per stock move.
   ...moveEventTypes('reservation'),
-  // order.created, .pending, .confirmed, .released, .expired: the same moves of a whole order.
+  // order.created, .pending, .confirmed, .released, .expired, .cancelled: the same moves of a whole order.
   ...moveEventTypes('order'),
   'ticket.scanned',
   // A barcode's holder named, changed or cleared after the sale (data: the order).

@@ -56,6 +56,11 @@ const RULES_IN_WORDS: Record<string, Record<string, string>> = {
     'lines[].ticket_id': 'a ticket of one of the order\'s lines (the stored order)',
     'lines[].barcodes': 'only for a ticket of barcode_type predefined, exactly the line\'s amount of them (the stored objects)',
   },
+  cancelReservation: { 'barcodes[]': 'each a barcode of this sale, named once (the stored object)' },
+  cancelOrder: {
+    'barcodes[]': 'each a barcode of this order, named once (the stored object)',
+    cancellation_fee: 'at most the unit_total of the units cancelled, with at most the currency\'s digits (the stored order)',
+  },
 };
 RULES_IN_WORDS.updateTicket = RULES_IN_WORDS.createTicket!;
 RULES_IN_WORDS.updateEvent = RULES_IN_WORDS.createEvent!;

@@ -4,7 +4,7 @@
  * the reservations they are).
  */
 import { credentials, type Metadata } from '@grpc/grpc-js';
-import { OrderChannel, OrderServiceClient, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
+import { OrderChannel, OrderServiceClient, type CancelOrderRequest, type ConfirmLine, type NewOrderLine, type Order } from '../../lib/gen/ticketing/v1/order.js';
 import { grpcCall, meta, startStockSuiteWithClient, type StockSuite } from '../support/stock.js';
 import { h, type Who } from '../support/api.js';
 import { request, type JsonResponse } from '../support/http.js';
@@ -22,6 +22,7 @@ export interface Orders {
   /** `holders` may be left out (none). */
   confirm(guid: string, lines?: Array<Omit<ConfirmLine, 'holders'> & Partial<Pick<ConfirmLine, 'holders'>>>, expected_total?: string): Promise<Order>;
   release(guid: string): Promise<Order>;
+  cancel(guid: string, options?: Partial<Omit<CancelOrderRequest, 'guid'>>): Promise<Order>;
 }
 
 /** The OrderService calls as `who`. */
@@ -33,6 +34,7 @@ export function ordersOf(client: OrderServiceClient, who: Who): Orders {
     pending: (guid, ttl_seconds) => grpcCall(client.markOrderPending.bind(client), { guid, ttl_seconds }, md()),
     confirm: (guid, lines = [], expected_total) => grpcCall(client.confirmOrder.bind(client), { guid, lines: lines.map((line) => ({ holders: [], ...line })), expected_total }, md()),
     release: (guid) => grpcCall(client.releaseOrder.bind(client), { guid }, md()),
+    cancel: (guid, options = {}) => grpcCall(client.cancelOrder.bind(client), { guid, barcodes: [], ...options }, md()),
   };
 }
 
@@ -58,14 +60,14 @@ export function orderSuiteOfFile(): OrderSuite {
 // --- REST -----------------------------------------------------------------------------
 
 /** The keys of the order object and of each line (PRODUCT.md 12 "Order object"), in order. */
-export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at', 'currency', 'coupon_code', 'totals'];
+export const ORDER_KEYS = ['guid', 'company_id', 'event_id', 'channel', 'state', 'expires_at', 'lines', 'created_at', 'updated_at', 'currency', 'coupon_code', 'totals', 'cancellations', 'refunded_total'];
 export const LINE_KEYS = ['ticket_id', 'amount', 'barcodes', 'price'];
 
 export function createOrderRest(who: Who, eventGuid: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
   return request(`${who.stack.baseUrl}/event/${eventGuid}/orders`, { method: 'POST', headers: h(who, headers), json: body });
 }
 
-export function orderMoveRest(who: Who, orderGuid: string, move: 'pending' | 'confirm' | 'release', body?: unknown): Promise<JsonResponse> {
+export function orderMoveRest(who: Who, orderGuid: string, move: 'pending' | 'confirm' | 'release' | 'cancel', body?: unknown): Promise<JsonResponse> {
   return request(`${who.stack.baseUrl}/order/${orderGuid}/${move}`, { method: 'POST', headers: h(who), ...(body ? { json: body } : {}) });
 }
 

@@ -56,7 +56,7 @@ describe('orders over REST', { timeout: 60_000 }, () => {
     expect(Date.parse(created.body.expires_at) - Date.parse(created.body.created_at)).toBe(60_000);
   });
 
-  it('pending, then confirm with predefined barcodes per line: every line moves; barcodes are {code, holder}', async () => {
+  it('pending, then confirm with predefined barcodes per line: every line moves; barcodes are {code, holder, cancelled_at}', async () => {
     const { event, adult, child } = await cart({ barcode_type: 'predefined' });
     const order = (await createOrderRest(suite.who, event, { lines: [{ ticket_id: adult, amount: 2 }, { ticket_id: child, amount: 1 }] })).body;
     const pending = await orderMoveRest(suite.who, order.guid, 'pending', { ttl_seconds: 600 });
@@ -73,8 +73,8 @@ describe('orders over REST', { timeout: 60_000 }, () => {
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body).toMatchObject({ state: 'confirmed', expires_at: null });
     expect(confirmed.body.lines[0].barcodes).toHaveLength(2);
-    for (const barcode of confirmed.body.lines[0].barcodes) expect(barcode).toEqual({ code: expect.stringMatching(/^\w{16}$/), holder: null });
-    expect(confirmed.body.lines[1].barcodes).toEqual([{ code: 'GATE-0001', holder: null }]);
+    for (const barcode of confirmed.body.lines[0].barcodes) expect(barcode).toEqual({ code: expect.stringMatching(/^\w{16}$/), holder: null, cancelled_at: null });
+    expect(confirmed.body.lines[1].barcodes).toEqual([{ code: 'GATE-0001', holder: null, cancelled_at: null }]);
     expect(await expectInvariant(suite.who, suite.db, adult)).toEqual({ sold: 2, reserved: 0, pending: 0 });
     expect(await expectInvariant(suite.who, suite.db, child)).toEqual({ sold: 1, reserved: 0, pending: 0 });
     expect((await readOrderRest(suite.who, order.guid)).body).toEqual(confirmed.body);

@@ -43,7 +43,7 @@ async function twoTickets(second: Record<string, unknown> = {}) {
 
 describe('order webhooks', { timeout: 60_000 }, () => {
   it('subscribing to the order.* types is accepted; they are the move table\'s events', async () => {
-    expect(moveEventTypes('order')).toEqual(['order.created', 'order.pending', 'order.confirmed', 'order.released', 'order.expired']);
+    expect(moveEventTypes('order')).toEqual(['order.created', 'order.pending', 'order.confirmed', 'order.released', 'order.expired', 'order.cancelled']);
     const res = await request(`${suite.stack.baseUrl}/webhooks`, { method: 'POST', headers: h(suite.who), json: { url: 'https://hooks.example.com/orders', events: moveEventTypes('order') } });
     expect(res.status, res.text).toBe(201);
     expect(res.body.events).toEqual(moveEventTypes('order'));

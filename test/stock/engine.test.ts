@@ -22,12 +22,15 @@ describe('the table of states and moves', () => {
     });
   });
 
-  it('refuses a move from a state its row lacks: reservation_expired from expired, invalid_transition otherwise', () => {
+  it('refuses a move from a state its row lacks: reservation_expired from expired where the row answers it, invalid_transition otherwise', () => {
     const expected: Record<Exclude<MoveName, 'reserve'>, Record<string, string | undefined>> = {
-      pending: { reserved: undefined, pending: 'invalid_transition', confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired' },
-      confirm: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired' },
-      release: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired' },
-      expire: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired' },
+      pending: { reserved: undefined, pending: 'invalid_transition', confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired', cancelled: 'invalid_transition' },
+      confirm: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired', cancelled: 'invalid_transition' },
+      release: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'reservation_expired', cancelled: 'invalid_transition' },
+      // The engine's own move, never asked of a sale that is not live: it answers no refusal of its own.
+      expire: { reserved: undefined, pending: undefined, confirmed: 'invalid_transition', released: 'invalid_transition', expired: 'invalid_transition', cancelled: 'invalid_transition' },
+      // PRODUCT.md 14: anything but confirmed (an expired sale too) is invalid_transition.
+      cancel: { reserved: 'invalid_transition', pending: 'invalid_transition', confirmed: undefined, released: 'invalid_transition', expired: 'invalid_transition', cancelled: 'invalid_transition' },
     };
     for (const [move, byState] of Object.entries(expected)) {
       for (const state of RESERVATION_STATES) expect(refusalFrom(move as MoveName, state), `${move} from ${state}`).toBe(byState[state]);

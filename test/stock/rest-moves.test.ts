@@ -62,7 +62,7 @@ describe('the life of a ticket over REST', () => {
     const scan = await scanRest(who, eventGuid, confirmed.body.barcodes[2]);
     expect(scan.status, scan.text).toBe(201);
     // Section 9's fields, and section 12's order_id (the reservation's own guid when sold as one) and holder.
-    expect(Object.keys(scan.body).sort()).toEqual(['barcode', 'holder', 'order_id', 'reservation_id', 'scanned_at', 'ticket_id']);
+    expect(Object.keys(scan.body).sort()).toEqual(['barcode', 'cancelled_at', 'holder', 'order_id', 'reservation_id', 'scanned_at', 'ticket_id']);
     expect(scan.body).toMatchObject({ barcode: confirmed.body.barcodes[2], ticket_id: guid, reservation_id: r.guid, order_id: r.guid, holder: null });
     expect(scan.body.scanned_at).toMatch(TIMESTAMP);
     expect((await readTicket(who, guid)).scanned_count).toBe(1);

@@ -44,7 +44,7 @@ export function reserve(who: Who, ticketGuid: string, body: Record<string, unkno
   return request(`${who.stack.baseUrl}/ticket/${ticketGuid}/reservations`, { method: 'POST', headers: h(who, headers), json: body });
 }
 
-export function moveRest(who: Who, reservationGuid: string, move: 'pending' | 'confirm' | 'release', body?: Record<string, unknown>): Promise<JsonResponse> {
+export function moveRest(who: Who, reservationGuid: string, move: 'pending' | 'confirm' | 'release' | 'cancel', body?: Record<string, unknown>): Promise<JsonResponse> {
   return request(`${who.stack.baseUrl}/reservation/${reservationGuid}/${move}`, { method: 'POST', headers: h(who), ...(body ? { json: body } : {}) });
 }
 
@@ -134,13 +134,20 @@ export function ticketDatabase(stack: TestStack): Knex {
  */
 export async function expectInvariant(who: Who, db: Knex, ticketGuid: string): Promise<{ sold: number; reserved: number; pending: number }> {
   const ticket = (await db('tickets').where('guid', ticketGuid).first()) as Record<string, unknown>;
-  const sums = (await db('reservations').where('ticket_id', ticketGuid).groupBy('state').select('state').sum({ total: 'amount' })) as Array<{ state: string; total: unknown }>;
+  const sums = (await db('reservations').where('ticket_id', ticketGuid).groupBy('state').select('state').sum({ total: 'amount', cancelled: 'cancelled_amount' })) as Array<{
+    state: string;
+    total: unknown;
+    cancelled: unknown;
+  }>;
   const sum = (state: string) => Number(sums.find((s) => s.state === state)?.total ?? 0);
+  // Units cancelled out of confirmed sales (a cancelled sale holds none: all its units are).
+  const cancelledOfSold = Number(sums.find((s) => s.state === 'confirmed')?.cancelled ?? 0);
   const counters = { sold: Number(ticket.sold_count), reserved: Number(ticket.reserved_count), pending: Number(ticket.pending_count) };
-  expect(counters).toEqual({ sold: sum('confirmed'), reserved: sum('reserved'), pending: sum('pending') });
-  for (const value of [...Object.values(counters), Number(ticket.scanned_count)]) expect(value).toBeGreaterThanOrEqual(0);
+  expect(counters).toEqual({ sold: sum('confirmed') - cancelledOfSold, reserved: sum('reserved'), pending: sum('pending') });
+  for (const value of [...Object.values(counters), Number(ticket.scanned_count), Number(ticket.available_stock)]) expect(value).toBeGreaterThanOrEqual(0);
   expect(Number(ticket.scanned_count)).toBeLessThanOrEqual(counters.sold);
   expect(counters.sold + counters.reserved + counters.pending).toBeLessThanOrEqual(Number(ticket.available_stock) - Number(ticket.availability_margin));
+  await expectLiveBarcodes(db, ticketGuid, Number(ticket.scanned_count));
   await expectWholeOrders(db, ticketGuid);
 
   // A reservation may expire between two reads: compare a list with a ticket read that did not change around it.
@@ -151,9 +158,35 @@ export async function expectInvariant(who: Who, db: Knex, ticketGuid: string): P
     const after = countersOf(await readTicket(who, ticketGuid));
     if (JSON.stringify(before) !== JSON.stringify(after) && attempt < ATTEMPTS) continue;
     const listedSum = (state: string) => listed.filter((r) => r.state === state).reduce((total, r) => total + (r.amount as number), 0);
-    expect(after).toEqual({ sold: listedSum('confirmed'), reserved: listedSum('reserved'), pending: listedSum('pending') });
+    // A reservation shows no count of its cancelled units (its object is exactly PRODUCT.md 9's): those come from the database.
+    expect(after).toEqual({ sold: listedSum('confirmed') - cancelledOfSold, reserved: listedSum('reserved'), pending: listedSum('pending') });
     return counters;
   }
+}
+
+/**
+ * The barcodes agree with the counters (PRODUCT.md 14): every sold line with barcodes holds
+ * exactly its units not cancelled as barcodes not cancelled, no barcode is both scanned and
+ * cancelled, and scanned_count is the ticket's barcodes scanned.
+ */
+export async function expectLiveBarcodes(db: Knex, ticketGuid: string, scannedCount: number): Promise<void> {
+  const lines = (await db('reservations').where('ticket_id', ticketGuid).whereIn('state', ['confirmed', 'cancelled']).select('guid', 'amount', 'cancelled_amount')) as Array<Record<string, unknown>>;
+  const barcodes = (await db('barcodes').where('ticket_id', ticketGuid).select('reservation_id', 'scanned_at', 'cancelled_at')) as Array<Record<string, unknown>>;
+  const live = new Map<string, number>();
+  const issued = new Map<string, number>();
+  for (const barcode of barcodes) {
+    const line = barcode.reservation_id as string;
+    issued.set(line, (issued.get(line) ?? 0) + 1);
+    if (barcode.cancelled_at == null) live.set(line, (live.get(line) ?? 0) + 1);
+    expect(barcode.scanned_at != null && barcode.cancelled_at != null, `a barcode of line ${line} scanned and cancelled`).toBe(false);
+  }
+  for (const line of lines) {
+    const guid = line.guid as string;
+    // A line of barcode_type none has no barcodes: its units are counted by cancelled_amount alone.
+    if (!issued.has(guid)) continue;
+    expect(live.get(guid) ?? 0, `the live barcodes of line ${guid}`).toBe(Number(line.amount) - Number(line.cancelled_amount));
+  }
+  expect(barcodes.filter((barcode) => barcode.scanned_at != null)).toHaveLength(scannedCount);
 }
 
 /**

@@ -4,6 +4,7 @@ import { fromMessageField } from '../../../lib/fields/messages.js';
 import {
   CreateOrderRequest,
   Order,
+  type CancelOrderRequest,
   type ConfirmOrderRequest,
   type ListOrdersRequest,
   type ListOrdersResponse,
@@ -14,7 +15,7 @@ import {
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import { moveRpc, type SaleMove } from '../../../lib/stock-moves.js';
+import { moveRpc, runsAlone, type SaleMove } from '../../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { findInCompanies, notFound } from '../access/find-in-companies.js';
 import { storedGuid } from '../access/request-guid.js';
@@ -24,11 +25,12 @@ import { moveRequest, type IdempotentCreation } from '../idempotency/idempotent-
 import { currencyDigits, fromMinor, toMinor, unitPrice } from '../../../lib/money.js';
 import { orderMessage, orderTotal } from '../stock/sale-messages.js';
 import { newLine, type LineRecord, type OrderRecord, type OrderSale, type StockTicket } from '../stock/sale.js';
-import { lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-draft.js';
+import { barcodeCancelled, lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-draft.js';
 import type { StockEngine } from '../stock/stock-engine.js';
 import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
 import type { SaleMoves } from './sale-moves.js';
+import { cancelSale, checkCancelRequest } from './cancellation-rules.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
 import type { ReservationService } from './reservation-service.js';
 import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
@@ -94,6 +96,7 @@ export class OrderService {
     pending: (caller, request: MarkOrderPendingRequest) => this.markPending(caller, request),
     confirm: (caller, request: ConfirmOrderRequest) => this.confirm(caller, request),
     release: (caller, request: ReleaseOrderRequest) => this.release(caller, request),
+    cancel: (caller, request: CancelOrderRequest) => this.cancel(caller, request),
   };
 
   private findEvent(caller: AuthenticatedCaller, guid: string) {
@@ -164,7 +167,7 @@ export class OrderService {
         // The money is fixed now, from the tickets and the event's currency as the locks found them.
         const currency = draft.currency(lineTickets[0]!);
         const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, request.lines[i]!.amount, ttl, now, guid, unitPrice(ticket, currency)));
-        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, currency, coupon_code: null, lines } };
+        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, currency, coupon_code: null, lines, cancellations: [] } };
         refuseUnexpectedTotal(request.expected_total, sale.order);
         for (const [i, ticket] of lineTickets.entries()) {
           try {
@@ -235,6 +238,8 @@ export class OrderService {
       /** Codes the move sends (their use within the event is read under the lock). */
       codes?: readonly string[];
       onTaken?: () => Error;
+      /** A move the row alone does not say how to apply (a cancellation): how, instead of draft.move. */
+      apply?: (draft: StockDraft, sale: OrderSale) => OrderSale;
     } = {},
   ): Promise<Order> {
     const { guid } = request;
@@ -246,10 +251,11 @@ export class OrderService {
         if (!sale) throw notFound('Order', guid);
         const violations = options.check?.(sale.order) ?? [];
         if (violations.length) throw RpcError.invalidArgument(violations);
-        return draft.answer(orderMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).order), keep);
+        const moved = options.apply ? options.apply(draft, sale) : draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
+        return draft.answer(orderMessage(moved.order), keep);
       };
       const tickets = found.lines.map((l) => l.ticket_id);
-      return retryingDeadlocks(() => this.engine.run({ tickets, reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+      return retryingDeadlocks(() => this.engine.run({ tickets, reads: { orders: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken, alone: runsAlone(move) }));
     });
   }
 
@@ -292,6 +298,13 @@ export class OrderService {
     return this.move(caller, request, 'release');
   }
 
+  /** Cancels the order or some of its barcodes, recording what is owed (docs/cancellations.md). */
+  async cancel(caller: AuthenticatedCaller, request: CancelOrderRequest): Promise<Order> {
+    const checked = checkCancelRequest(request);
+    const cancellation = { ...checked.request, fee: request.cancellation_fee };
+    return this.move(caller, request, 'cancel', { check: () => checked.violations, apply: (draft, sale) => cancelSale(draft, sale, cancellation) });
+  }
+
   /**
    * Names or clears (unset) the holder of a barcode of the order (docs/orders.md "Holders"),
    * by the stock engine under its ticket's lock (the order is read after the lock), so two
@@ -312,6 +325,8 @@ export class OrderService {
       const index = current?.barcodes.indexOf(request.code) ?? -1;
       const ticket = current && draft.ticket(current.ticket_id, scope, { includeDeleted: true });
       if (!sale || !current || index < 0 || !ticket) throw notFound('Barcode', request.code);
+      const cancelledAt = current.barcode_states[index]?.cancelled_at;
+      if (cancelledAt) throw barcodeCancelled(request.code, cancelledAt);
       if (sameHolder(current.holders[index] ?? null, sent.holder)) return orderMessage(sale.order);
       const refusal = holderChangeRefusal(ticket, current.holders[index] ?? null);
       if (refusal) throw stockConflict('not_personalizable', refusal);

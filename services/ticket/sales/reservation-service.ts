@@ -2,6 +2,7 @@ import {
   ReserveTicketRequest,
   Reservation,
   Scan,
+  type CancelReservationRequest,
   type ConfirmReservationRequest,
   type ListReservationBarcodesRequest,
   type ListReservationBarcodesResponse,
@@ -15,7 +16,7 @@ import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVE_FIELDS, SCAN_REQUES
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
-import { moveRpc, type SaleMove } from '../../../lib/stock-moves.js';
+import { moveRpc, runsAlone, type SaleMove } from '../../../lib/stock-moves.js';
 import type { AuthenticatedCaller } from '../access/auth-check.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
 import { checkAmount, checkBarcodes, checkMoveField, generateBarcode } from './reservation-rules.js';
@@ -27,7 +28,8 @@ import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { ReservationStore } from '../store/reservation-store.js';
 import type { StockEngine } from '../stock/stock-engine.js';
 import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
-import { newLine, type LineRecord, type ReservationRecord, type StockTicket } from '../stock/sale.js';
+import { newLine, type LineRecord, type ReservationRecord, type ReservationSale, type StockTicket } from '../stock/sale.js';
+import { cancelSale, checkCancelRequest } from './cancellation-rules.js';
 import { ReservationHomes, TicketHomes, type ReservationHome } from './reservation-homes.js';
 import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
 import type { SaleMoves } from './sale-moves.js';
@@ -66,6 +68,7 @@ export class ReservationService {
     pending: (caller, request: MarkReservationPendingRequest) => this.markPending(caller, request),
     confirm: (caller, request: ConfirmReservationRequest) => this.confirm(caller, request),
     release: (caller, request: ReleaseReservationRequest) => this.release(caller, request),
+    cancel: (caller, request: CancelReservationRequest) => this.cancel(caller, request),
   };
 
   /** Expires what is due on these tickets before they are read. */
@@ -186,6 +189,8 @@ export class ReservationService {
       /** Codes the move sends (their use within the event is read under the lock). */
       codes?: readonly string[];
       onTaken?: () => Error;
+      /** A move the row alone does not say how to apply (a cancellation): how, instead of draft.move. */
+      apply?: (draft: StockDraft, sale: ReservationSale) => ReservationSale;
     } = {},
   ): Promise<Reservation> {
     const { guid } = request;
@@ -196,9 +201,12 @@ export class ReservationService {
         const sale = draft.reservation(scope, found.guid);
         if (!sale || !draft.ticket(found.ticket_id, scope, { includeDeleted: true })) throw notFound('Reservation', guid);
         if (options.violations?.length) throw RpcError.invalidArgument(options.violations);
-        return draft.answer(reservationMessage(draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue }).line), keep);
+        const moved = options.apply ? options.apply(draft, sale) : draft.move(sale, move, { ttlSeconds: options.ttlSeconds, issue: options.issue });
+        return draft.answer(reservationMessage(moved.line), keep);
       };
-      return retryingDeadlocks(() => this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken }));
+      return retryingDeadlocks(() =>
+        this.engine.run({ tickets: [found.ticket_id], reads: { reservations: [found.guid], codes: options.codes }, plan, onTaken: options.onTaken, alone: runsAlone(move) }),
+      );
     });
   }
 
@@ -226,6 +234,12 @@ export class ReservationService {
 
   async release(caller: AuthenticatedCaller, request: ReleaseReservationRequest): Promise<Reservation> {
     return this.move(caller, request, 'release');
+  }
+
+  /** Cancels the reservation or some of its barcodes (docs/cancellations.md). */
+  async cancel(caller: AuthenticatedCaller, request: CancelReservationRequest): Promise<Reservation> {
+    const checked = checkCancelRequest(request);
+    return this.move(caller, request, 'cancel', { violations: checked.violations, apply: (draft, sale) => cancelSale(draft, sale, checked.request) });
   }
 
   async scan(caller: AuthenticatedCaller, request: ScanBarcodeRequest): Promise<Scan> {

@@ -42,7 +42,7 @@ export function orderMessage(order: OrderRecord): Order {
       return {
         ticket_id: l.ticket_id,
         amount: l.amount,
-        barcodes: l.barcodes.map((code, j) => ({ code, holder: holders[i]![j] ?? undefined })),
+        barcodes: l.barcodes.map((code, j) => ({ code, holder: holders[i]![j] ?? undefined, cancelled_at: order.lines[i]!.barcode_states[j]?.cancelled_at ?? undefined })),
         price: {
           unit_price: amount(price.unit_price),
           unit_discount: amount(price.unit_discount),
@@ -69,6 +69,16 @@ export function orderMessage(order: OrderRecord): Order {
       total: amount(totals.total),
       vat_breakdown: totals.vat_breakdown.map((share) => ({ vat_percentage: share.vat_percentage, total: amount(share.total), vat: amount(share.vat), net: amount(share.net) })),
     },
+    cancellations: order.cancellations.map((c) => ({
+      guid: c.guid,
+      barcodes: c.barcodes,
+      reason: c.reason ?? undefined,
+      cancellation_fee: amount(c.cancellation_fee),
+      refund_amount: amount(c.refund_amount),
+      stock_returned: c.stock_returned,
+      created_at: c.created_at,
+    })),
+    refunded_total: amount(order.cancellations.reduce((sum, c) => sum + c.refund_amount, 0n)),
   });
 }
 

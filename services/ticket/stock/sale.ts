@@ -14,12 +14,39 @@ import type { TicketRecord } from '../catalogue/ticket-fields.js';
 /** A stored reservation (a line) with its barcodes, plus the row id (creation order, the paging key); derived from its field table. */
 export type ReservationRecord = ValuesOf<typeof RESERVATION_FIELDS, 'server-managed' | 'computed'> & { id: number };
 
+/** Where one barcode stands: admitted at the door, cancelled, or neither (at most one of the two is set). */
+export interface BarcodeState {
+  scanned_at: Date | null;
+  cancelled_at: Date | null;
+}
+
 /**
- * A line as the engine reads it: a reservation with the holders of its barcodes (null: none
- * named), the order it belongs to (null: sold alone) and its unit price, fixed when the order
- * was made (null: a reservation alone carries no money).
+ * A line as the engine reads it: a reservation with the holders and states of its barcodes
+ * (`holders[i]` and `barcode_states[i]` are those of `barcodes[i]`; a null holder: none named),
+ * the units of it cancelled, the order it belongs to (null: sold alone) and its unit price,
+ * fixed when the order was made (null: a reservation alone carries no money).
  */
-export type LineRecord = ReservationRecord & { holders: Array<Holder | null>; order_id: string | null; price: UnitPrice | null };
+export type LineRecord = ReservationRecord & {
+  holders: Array<Holder | null>;
+  barcode_states: BarcodeState[];
+  cancelled_amount: number;
+  order_id: string | null;
+  price: UnitPrice | null;
+};
+
+/** One cancellation of (part of) a sale, as stored (docs/cancellations.md); amounts in minor units of the order's currency. */
+export interface CancellationRecord {
+  guid: string;
+  /** The order, or the reservation sold alone. */
+  sale_id: string;
+  company_id: string;
+  barcodes: string[];
+  reason: string | null;
+  cancellation_fee: bigint;
+  refund_amount: bigint;
+  stock_returned: boolean;
+  created_at: Date;
+}
 
 /** An order's own row. */
 export interface OrderRow {
@@ -33,9 +60,10 @@ export interface OrderRow {
   coupon_code: string | null;
 }
 
-/** An order with its lines, in the order given. */
+/** An order with its lines, in the order given, and its cancellations, oldest first. */
 export interface OrderRecord extends OrderRow {
   lines: LineRecord[];
+  cancellations: CancellationRecord[];
 }
 
 export type ReservationSale = { kind: 'reservation'; line: LineRecord };
@@ -70,6 +98,8 @@ export function newLine(guid: string, ticket: StockTicket, amount: number, ttlSe
     expires_at: secondsFrom(now, ttlSeconds),
     barcodes: [],
     holders: [],
+    barcode_states: [],
+    cancelled_amount: 0,
     created_at: now,
     updated_at: now,
     order_id: orderId,

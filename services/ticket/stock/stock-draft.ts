@@ -9,7 +9,7 @@ import type { Change } from '../store/outbox-store.js';
 import type { BarcodeRow } from '../store/stock-store.js';
 import { holderChange, saleChange, scanChange } from './sale-changes.js';
 import type { ScanValues } from './sale-messages.js';
-import { linesOf, withLines, type LineRecord, type OrderRecord, type OrderSale, type ReservationSale, type Sale, type StockTicket } from './sale.js';
+import { linesOf, withLines, type CancellationRecord, type LineRecord, type OrderRecord, type OrderSale, type ReservationSale, type Sale, type StockTicket } from './sale.js';
 
 type Row = Record<string, unknown>;
 
@@ -42,7 +42,23 @@ export type NewRow =
   | { table: 'orders'; order: OrderRecord }
   | { table: 'reservations'; line: LineRecord }
   | { table: 'barcodes'; line: LineRecord; barcodes: readonly string[]; holders: ReadonlyArray<Holder | null> }
+  | { table: 'cancellations'; cancellation: CancellationRecord }
   | { table: 'idempotency_keys'; row: Row };
+
+/** What a cancellation takes of one line: the indexes of the barcodes it cancels, and its units (their count; for barcode_type none, a count alone). */
+export interface CancelledUnits {
+  line: number;
+  barcodes: readonly number[];
+  units: number;
+}
+
+/** A line's barcodes a cancellation cancels, as the engine writes them. */
+export interface CancelledCodes {
+  reservationGuid: string;
+  barcodes: readonly string[];
+  units: number;
+  cancellationGuid: string;
+}
 
 export interface IssuedCodes {
   barcodes: readonly string[];
@@ -58,11 +74,22 @@ export function lineRefusal(sale: Sale, index: number, err: unknown): unknown {
   return new RpcError(err.code, err.message, { ...err.details, reasonMetadata: { ...err.details.reasonMetadata, ticket_id: ticketGuid } });
 }
 
+/** A cancelled barcode, refused with the time it was cancelled (the door must know why). */
+export function barcodeCancelled(code: string, cancelledAt: Date): RpcError {
+  const when = formatTimestamp(cancelledAt) ?? '';
+  return stockConflict('barcode_cancelled', `The barcode was cancelled at ${when}; it no longer opens the door.`, { barcode: code, cancelled_at: when });
+}
+
 /** A move from the lines' current state, or its refusal (lib/stock-moves.ts). */
 function requireState(current: LineRecord, move: MoveName): void {
   const refusal = refusalFrom(move, current.state);
   if (refusal === 'invalid_transition') throw stockConflict(refusal, `A ${current.state} reservation cannot be ${MOVES[move].done}.`);
   if (refusal) throw stockConflict(refusal);
+}
+
+/** The refusal of a move from the sale's state (its lines are always in one), if any. */
+export function refuseMove(sale: Sale, move: MoveName): void {
+  for (const line of linesOf(sale)) requireState(line, move);
 }
 
 /**
@@ -76,6 +103,9 @@ export class StockDraft {
   readonly inserts: NewRow[] = [];
   readonly scans: BarcodeRow[] = [];
   readonly holders: Array<{ reservationGuid: string; barcode: string; holder: Holder | null }> = [];
+  readonly cancelled: CancelledCodes[] = [];
+  /** Places gone with a cancellation without return_stock, per ticket. */
+  readonly placesGone: Array<{ ticket: string; units: number }> = [];
   readonly touched: string[] = [];
   readonly sales: Sale[] = [];
   readonly changes: Change[] = [];
@@ -177,8 +207,55 @@ export class StockDraft {
     return after;
   }
 
-  /** Admits a barcode at the door once (already_scanned, with when, after that). */
+  /**
+   * Cancels units of a confirmed sale (docs/cancellations.md): each barcode named must be
+   * neither scanned (already_scanned) nor cancelled (barcode_cancelled), each naming it. Its
+   * ticket's sold_count falls by the units, and without `stock_returned` the places go too.
+   * Once every unit of the sale is cancelled its lines move to cancelled; until then they stay
+   * confirmed. The cancellation is recorded (an order lists it) with the sale's event.
+   */
+  cancel<S extends Sale>(sale: S, taken: readonly CancelledUnits[], cancellation: CancellationRecord): S {
+    refuseMove(sale, 'cancel');
+    const lines = linesOf(sale);
+    const codes: string[] = [];
+    const after = lines.map((line) => ({ ...line, barcode_states: [...line.barcode_states] }));
+    for (const { line: index, barcodes, units } of taken) {
+      const line = after[index]!;
+      for (const i of barcodes) {
+        const code = line.barcodes[i]!;
+        const state = line.barcode_states[i]!;
+        if (state.scanned_at) throw stockConflict('already_scanned', `A barcode named (the \`barcode\` member) was scanned at ${formatTimestamp(state.scanned_at)}; nothing was cancelled.`, { barcode: code, scanned_at: formatTimestamp(state.scanned_at) ?? '' });
+        if (state.cancelled_at) throw barcodeCancelled(code, state.cancelled_at);
+        line.barcode_states[i] = { scanned_at: null, cancelled_at: this.now };
+      }
+      if (units <= 0 || line.cancelled_amount + units > line.amount) throw new Error(`a cancellation of ${units} units does not fit line ${line.guid}`);
+      line.cancelled_amount += units;
+      line.updated_at = this.now;
+      const cancelledCodes = barcodes.map((i) => line.barcodes[i]!);
+      codes.push(...cancelledCodes);
+      this.counters.push({ ticket: line.ticket_id, delta: { sold_count: -units } });
+      if (!cancellation.stock_returned) this.placesGone.push({ ticket: line.ticket_id, units });
+      this.cancelled.push({ reservationGuid: line.guid, barcodes: cancelledCodes, units, cancellationGuid: cancellation.guid });
+      this.touched.push(line.guid);
+    }
+    const whole = after.every((line) => line.cancelled_amount === line.amount);
+    const moved = after.map((line) => {
+      if (!whole) return line;
+      this.states.push({ guid: line.guid, from: line.state, to: MOVES.cancel.to, expiresAt: undefined });
+      return { ...line, state: MOVES.cancel.to };
+    });
+    const record = { ...cancellation, barcodes: codes };
+    this.inserts.push({ table: 'cancellations', cancellation: record });
+    const result = withLines(sale, moved);
+    const recorded = (result.kind === 'order' ? { kind: 'order', order: { ...result.order, cancellations: [...result.order.cancellations, record] } } : result) as S;
+    this.changes.push(saleChange(recorded, 'cancel'));
+    this.sales.push(recorded);
+    return recorded;
+  }
+
+  /** Admits a barcode at the door once (already_scanned, with when, after that); a cancelled one never (barcode_cancelled, with when). */
   scan(barcode: BarcodeRow, companyId: string): ScanValues {
+    if (barcode.cancelled_at) throw barcodeCancelled(barcode.barcode, barcode.cancelled_at);
     if (barcode.scanned_at) {
       const scannedAt = formatTimestamp(barcode.scanned_at) ?? '';
       throw stockConflict('already_scanned', `The barcode was already scanned at ${scannedAt}.`, { scanned_at: scannedAt });

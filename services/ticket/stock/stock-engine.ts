@@ -22,6 +22,8 @@ export interface StockMove<T> {
   plan(draft: StockDraft): T;
   /** What a unique violation of its writes means when it ran alone (a barcode it sent is taken); without it the violation is passed on. */
   onTaken?: () => Error;
+  /** Runs in a transaction of its own, never batched (a cancellation: rare, and it changes lines and barcodes that other moves of the batch read). */
+  alone?: boolean;
 }
 
 /** The most moves one batch applies in one transaction (docs/stock-moves.md "Hot tickets: batched moves"). */
@@ -81,7 +83,7 @@ export class StockEngine {
   run<T>(move: StockMove<T>): Promise<T> {
     const deadline = callDeadline();
     const tickets = [...new Set(move.tickets)];
-    if (tickets.length !== 1) return this.alone(tickets, { move: move as StockMove<unknown>, deadline, resolve: () => {}, reject: () => {} }) as Promise<T>;
+    if (tickets.length !== 1 || move.alone) return this.alone(tickets, { move: move as StockMove<unknown>, deadline, resolve: () => {}, reject: () => {} }) as Promise<T>;
     const ticketGuid = tickets[0]!;
     if (move.takesStock && (this.queued(ticketGuid) >= this.queueMax || this.expectedWaitMs(ticketGuid) >= deadline - Date.now())) {
       return Promise.reject(this.busy(ticketGuid));

@@ -12,6 +12,9 @@ import {
   insertRows,
   lineRow,
   lockTicket,
+  addCancelledUnits,
+  cancellationRow,
+  markCancelled,
   markScanned,
   orderRow,
   readBarcodes,
@@ -49,6 +52,7 @@ interface TicketChange {
   deltas: CounterDelta[];
   scans: number;
   versionBumps: number;
+  placesGone: number;
 }
 
 /**
@@ -76,6 +80,7 @@ export class StockView implements StockState {
   private inserts = new Map<BatchTable, Row[]>();
   private scans: BarcodeRow[] = [];
   private holders: StockDraft['holders'] = [];
+  private cancelled: StockDraft['cancelled'] = [];
   private touched = new Set<string>();
   private changes: Change[] = [];
 
@@ -163,7 +168,7 @@ export class StockView implements StockState {
 
   private ticketChange(guid: string): TicketChange {
     let change = this.ticketChanges.get(guid);
-    if (!change) this.ticketChanges.set(guid, (change = { deltas: [], scans: 0, versionBumps: 0 }));
+    if (!change) this.ticketChanges.set(guid, (change = { deltas: [], scans: 0, versionBumps: 0, placesGone: 0 }));
     return change;
   }
 
@@ -175,14 +180,17 @@ export class StockView implements StockState {
     for (const [guid, deltas] of byTicket) {
       const delta = sumDeltas(deltas);
       const scans = draft.scans.filter((scan) => scan.ticket_id === guid).length;
+      const placesGone = draft.placesGone.filter((gone) => gone.ticket === guid).reduce((sum, gone) => sum + gone.units, 0);
       const change = this.ticketChange(guid);
       change.deltas.push(delta);
       change.scans += scans;
+      change.placesGone += placesGone;
       change.versionBumps++;
       const ticket = this.tickets.get(guid);
       if (ticket) {
         for (const [counter, by] of Object.entries(delta) as Array<[Counter, number]>) ticket[counter] += by;
         ticket.scanned_count += scans;
+        ticket.available_stock = Math.max(0, ticket.available_stock - placesGone);
         ticket.version++;
       }
     }
@@ -198,13 +206,16 @@ export class StockView implements StockState {
             ? [lineRow(insert.line)]
             : insert.table === 'barcodes'
               ? barcodeRows(insert.line, insert.barcodes, this.now, insert.holders)
-              : [insert.row];
+              : insert.table === 'cancellations'
+                ? [cancellationRow(insert.cancellation)]
+                : [insert.row];
       if (insert.table === 'barcodes') for (const code of insert.barcodes) this.codes.add(codeKey(insert.line.event_id, code));
       this.inserts.set(insert.table, [...(this.inserts.get(insert.table) ?? []), ...rows]);
     }
     for (const scan of draft.scans) this.barcodes.set(scan.id, scan);
     this.scans.push(...draft.scans);
     this.holders.push(...draft.holders);
+    this.cancelled.push(...draft.cancelled);
     for (const guid of draft.touched) this.touched.add(guid);
     for (const sale of draft.sales) this.remember(sale);
     this.changes.push(...draft.changes);
@@ -221,7 +232,7 @@ export class StockView implements StockState {
     const trx = this.trx;
     for (const [guid, change] of this.ticketChanges) {
       const delta = sumDeltas(change.deltas);
-      if (!(await writeTicket(trx, guid, { delta, scans: change.scans, versionBumps: change.versionBumps }))) {
+      if (!(await writeTicket(trx, guid, { delta, scans: change.scans, versionBumps: change.versionBumps, placesGone: change.placesGone }))) {
         if (change.scans > 0) throw new Error('scanned_count would exceed sold_count');
         throw insufficientStock(await remainingInDatabase(trx, guid));
       }
@@ -240,6 +251,11 @@ export class StockView implements StockState {
     if (this.changes.length > 0) rows.set('webhook_events', [...(rows.get('webhook_events') ?? []), ...outboxRows(this.changes, new Date())]);
     for (const table of INSERT_ORDER) await insertRows(trx, table, rows.get(table) ?? []);
     if (this.scans.length > 0 && (await markScanned(trx, this.scans.map((scan) => scan.id), this.now)) !== this.scans.length) throw changedMeanwhile('barcode');
+    // A barcode is cancelled only while neither scanned nor cancelled, and a line never counts more units cancelled than it has.
+    for (const { reservationGuid, barcodes, units, cancellationGuid } of this.cancelled) {
+      if ((await markCancelled(trx, reservationGuid, barcodes, cancellationGuid, this.now)) !== barcodes.length) throw changedMeanwhile('barcode');
+      if (!(await addCancelledUnits(trx, reservationGuid, units))) throw changedMeanwhile('reservation');
+    }
     for (const { reservationGuid, barcode, holder } of this.holders) await writeHolder(trx, reservationGuid, barcode, holder);
     if (this.touched.size > 0) await touchLines(trx, [...this.touched], this.now);
     this.ticketChanges = new Map();
@@ -247,6 +263,7 @@ export class StockView implements StockState {
     this.inserts = new Map();
     this.scans = [];
     this.holders = [];
+    this.cancelled = [];
     this.touched = new Set();
     this.changes = [];
   }

@@ -7,7 +7,7 @@ import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { canonicalDecimal } from '../../../lib/fields/decimal.js';
 import type { UnitPrice } from '../../../lib/money.js';
 import type { Counter, CounterDelta } from '../../../lib/stock-moves.js';
-import type { LineRecord, OrderRecord, OrderRow, ReservationRecord, StockTicket } from '../stock/sale.js';
+import type { BarcodeState, CancellationRecord, LineRecord, OrderRecord, OrderRow, ReservationRecord, StockTicket } from '../stock/sale.js';
 import { dbTime } from './sql.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 
@@ -69,7 +69,7 @@ export const orderRow = (order: OrderRow): Raw => ({
   coupon_code: order.coupon_code,
 });
 
-export function toOrder(row: Raw, lines: LineRecord[]): OrderRecord {
+export function toOrder(row: Raw, lines: LineRecord[], cancellations: CancellationRecord[] = []): OrderRecord {
   return {
     guid: row.guid as string,
     company_id: row.company_id as string,
@@ -79,7 +79,46 @@ export function toOrder(row: Raw, lines: LineRecord[]): OrderRecord {
     currency: row.currency as string,
     coupon_code: (row.coupon_code as string | null | undefined) ?? null,
     lines,
+    cancellations,
   };
+}
+
+/** The row of a new cancellation. */
+export const cancellationRow = (cancellation: CancellationRecord): Raw => ({
+  guid: cancellation.guid,
+  company_id: cancellation.company_id,
+  sale_id: cancellation.sale_id,
+  reason: cancellation.reason,
+  cancellation_fee: String(cancellation.cancellation_fee),
+  refund_amount: String(cancellation.refund_amount),
+  stock_returned: cancellation.stock_returned,
+  created_at: dbTime(cancellation.created_at),
+});
+
+/** The cancellations of these sales (orders or reservations) with the barcodes each cancelled, oldest first, by sale guid. */
+export async function cancellationsOf(db: Knex, saleGuids: readonly string[]): Promise<Map<string, CancellationRecord[]>> {
+  const bySale = new Map<string, CancellationRecord[]>();
+  if (saleGuids.length === 0) return bySale;
+  const rows = (await db('cancellations').whereIn('sale_id', [...saleGuids]).orderBy('id')) as Raw[];
+  if (rows.length === 0) return bySale;
+  const codes = new Map<string, string[]>();
+  const barcodes = (await db('barcodes').whereIn('cancellation_id', rows.map((row) => row.guid as string)).orderBy('id').select('cancellation_id', 'barcode')) as Raw[];
+  for (const row of barcodes) codes.set(row.cancellation_id as string, [...(codes.get(row.cancellation_id as string) ?? []), row.barcode as string]);
+  for (const row of rows) {
+    const cancellation: CancellationRecord = {
+      guid: row.guid as string,
+      sale_id: row.sale_id as string,
+      company_id: row.company_id as string,
+      barcodes: codes.get(row.guid as string) ?? [],
+      reason: (row.reason as string | null) ?? null,
+      cancellation_fee: BigInt(String(row.cancellation_fee)),
+      refund_amount: BigInt(String(row.refund_amount)),
+      stock_returned: Boolean(Number(row.stock_returned)),
+      created_at: fromDbTime(row.created_at as string)!,
+    };
+    bySale.set(cancellation.sale_id, [...(bySale.get(cancellation.sale_id) ?? []), cancellation]);
+  }
+  return bySale;
 }
 
 /** The holder of a barcode row: both columns set, or none. */
@@ -97,6 +136,7 @@ export function barcodeRows(line: Omit<ReservationRecord, 'id'>, barcodes: reado
     reservation_id: line.guid,
     barcode,
     scanned_at: null,
+    cancelled_at: null,
     created_at: dbTime(now),
   }));
 }
@@ -110,6 +150,7 @@ export interface BarcodeRow {
   order_id: string;
   holder: Holder | null;
   scanned_at: Date | null;
+  cancelled_at: Date | null;
 }
 
 /** What a scan reads of a barcode: its reservation's order too. */
@@ -119,6 +160,7 @@ export const BARCODE_COLUMNS = [
   'barcodes.ticket_id',
   'barcodes.reservation_id',
   'barcodes.scanned_at',
+  'barcodes.cancelled_at',
   'barcodes.holder_name',
   'barcodes.holder_email',
   'reservations.order_id',
@@ -133,12 +175,18 @@ export function toBarcodeRow(row: Raw): BarcodeRow {
     order_id: (row.order_id as string | null) ?? (row.reservation_id as string),
     holder: holderOf(row),
     scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
+    cancelled_at: fromDbTime(row.cancelled_at as string | null) ?? null,
   };
 }
 
+const barcodeState = (row: Raw): BarcodeState => ({
+  scanned_at: fromDbTime(row.scanned_at as string | null) ?? null,
+  cancelled_at: fromDbTime(row.cancelled_at as string | null) ?? null,
+});
+
 /** The first MAX_UNITS_PER_ORDER barcodes of each reservation, in issue order (one reservation: a plain LIMIT; several: ranked per reservation). */
 async function firstBarcodes(db: Knex, reservationGuids: string[]): Promise<Raw[]> {
-  const columns = ['reservation_id', 'barcode', 'holder_name', 'holder_email'];
+  const columns = ['reservation_id', 'barcode', 'holder_name', 'holder_email', 'scanned_at', 'cancelled_at'];
   if (reservationGuids.length === 1) {
     return (await db('barcodes').where('reservation_id', reservationGuids[0]!).orderBy('id').limit(MAX_UNITS_PER_ORDER).select(columns)) as Raw[];
   }
@@ -150,7 +198,8 @@ async function firstBarcodes(db: Knex, reservationGuids: string[]): Promise<Raw[
 
 /** Reservation rows as lines with their barcodes, at most MAX_UNITS_PER_ORDER each (a reservation of before the limit may hold more: docs/stock-moves.md). */
 export async function withBarcodes(rows: Raw[], db: Knex): Promise<LineRecord[]> {
-  const confirmed = rows.filter((row) => row.state === 'confirmed').map((row) => row.guid as string);
+  // Only a sold line holds barcodes (a cancelled one keeps them, cancelled).
+  const confirmed = rows.filter((row) => row.state === 'confirmed' || row.state === 'cancelled').map((row) => row.guid as string);
   const issued = new Map<string, Raw[]>();
   if (confirmed.length) {
     for (const row of await firstBarcodes(db, confirmed)) issued.set(row.reservation_id as string, [...(issued.get(row.reservation_id as string) ?? []), row]);
@@ -160,6 +209,8 @@ export async function withBarcodes(rows: Raw[], db: Knex): Promise<LineRecord[]>
     return {
       ...toReservation(row, barcodes.map((b) => b.barcode as string)),
       holders: barcodes.map(holderOf),
+      barcode_states: barcodes.map(barcodeState),
+      cancelled_amount: Number(row.cancelled_amount ?? 0),
       order_id: (row.order_id as string | null | undefined) ?? null,
       price: priceOf(row),
     };
@@ -179,8 +230,10 @@ export async function linesOfOrders(db: Knex, orderGuids: readonly string[]): Pr
 export async function readOrders(db: Knex, guids: readonly string[]): Promise<OrderRecord[]> {
   if (guids.length === 0) return [];
   const rows = (await db('orders').whereIn('guid', [...guids]).orderBy('id')) as Raw[];
-  const lines = await linesOfOrders(db, rows.map((row) => row.guid as string));
-  return rows.map((row) => toOrder(row, lines.get(row.guid as string) ?? []));
+  const orderGuids = rows.map((row) => row.guid as string);
+  const lines = await linesOfOrders(db, orderGuids);
+  const cancellations = await cancellationsOf(db, orderGuids);
+  return rows.map((row) => toOrder(row, lines.get(row.guid as string) ?? [], cancellations.get(row.guid as string)));
 }
 
 /** Lines by guid with their barcodes. */
@@ -235,6 +288,8 @@ export interface TicketWrite {
   delta: CounterDelta;
   scans: number;
   versionBumps: number;
+  /** Places gone (a cancellation without return_stock): available_stock falls by this much, never below 0. */
+  placesGone?: number;
 }
 
 /**
@@ -245,6 +300,7 @@ export interface TicketWrite {
 export async function writeTicket(trx: Knex, ticketGuid: string, write: TicketWrite): Promise<boolean> {
   const set: Record<string, Knex.Raw> = { version: trx.raw('version + ?', [write.versionBumps]) };
   for (const [counter, by] of Object.entries(write.delta) as Array<[Counter, number]>) set[counter] = trx.raw(`${counter} + ?`, [by]);
+  if (write.placesGone) set.available_stock = trx.raw('CASE WHEN available_stock > ? THEN available_stock - ? ELSE 0 END', [write.placesGone, write.placesGone]);
   const query = trx('tickets').where('guid', ticketGuid);
   const taken = Object.values(write.delta).reduce((sum, by) => sum + (by ?? 0), 0);
   if (taken > 0) query.whereRaw('available_stock - availability_margin - sold_count - reserved_count - pending_count >= ?', [taken]);
@@ -270,7 +326,7 @@ export async function changeStates(trx: Knex, guids: readonly string[], from: Re
 }
 
 /** Tables a batch inserts into, in the order it writes them (an order before its lines, a line before its barcodes). */
-export const INSERT_ORDER = ['orders', 'reservations', 'barcodes', 'webhook_events', 'idempotency_keys'] as const;
+export const INSERT_ORDER = ['orders', 'reservations', 'barcodes', 'cancellations', 'webhook_events', 'idempotency_keys'] as const;
 export type BatchTable = (typeof INSERT_ORDER)[number];
 
 /** Rows per multi-row INSERT (MySQL's packet and SQLite's bound-variable limits stay far off). */
@@ -286,7 +342,26 @@ export async function insertRows(trx: Knex, table: BatchTable, rows: readonly Ra
 
 /** Admits barcodes once: scanned_at is set only while it is unset; how many were admitted. */
 export async function markScanned(trx: Knex, ids: readonly number[], now: Date): Promise<number> {
-  return trx('barcodes').whereIn('id', [...ids]).whereNull('scanned_at').update({ scanned_at: dbTime(now) });
+  return trx('barcodes').whereIn('id', [...ids]).whereNull('scanned_at').whereNull('cancelled_at').update({ scanned_at: dbTime(now) });
+}
+
+/** Cancels barcodes of a line: only those neither scanned nor cancelled; how many were cancelled. */
+export async function markCancelled(trx: Knex, reservationGuid: string, barcodes: readonly string[], cancellationGuid: string, now: Date): Promise<number> {
+  let cancelled = 0;
+  for (let i = 0; i < barcodes.length; i += ROWS_PER_INSERT) {
+    cancelled += await trx('barcodes')
+      .where('reservation_id', reservationGuid)
+      .whereIn('barcode', barcodes.slice(i, i + ROWS_PER_INSERT))
+      .whereNull('scanned_at')
+      .whereNull('cancelled_at')
+      .update({ cancelled_at: dbTime(now), cancellation_id: cancellationGuid });
+  }
+  return cancelled;
+}
+
+/** Counts units of a line as cancelled, only while it stays within the line's amount; whether it did. */
+export async function addCancelledUnits(trx: Knex, reservationGuid: string, units: number): Promise<boolean> {
+  return (await trx('reservations').where('guid', reservationGuid).whereRaw('cancelled_amount + ? <= amount', [units]).update({ cancelled_amount: trx.raw('cancelled_amount + ?', [units]) })) === 1;
 }
 
 export async function writeHolder(trx: Knex, reservationGuid: string, barcode: string, holder: Holder | null): Promise<void> {

@@ -68,7 +68,27 @@ export function orderChannelToJSON(object: OrderChannel): string {
 export interface OrderBarcode {
   code: string;
   /** Unset: no holder named. */
-  holder: Holder | undefined;
+  holder:
+    | Holder
+    | undefined;
+  /** When it was cancelled; unset while it is valid. */
+  cancelled_at: Date | undefined;
+}
+
+/** One cancellation of (part of) an order: what is owed to the buyer, recorded; no money moves. */
+export interface Cancellation {
+  guid: string;
+  /** The barcodes it cancelled (none for units of barcode_type none). */
+  barcodes: string[];
+  /** Unset: none given. */
+  reason?:
+    | string
+    | undefined;
+  /** Decimal strings with the currency's digits. */
+  cancellation_fee: string;
+  refund_amount: string;
+  stock_returned: boolean;
+  created_at: Date | undefined;
 }
 
 /**
@@ -134,7 +154,13 @@ export interface Order {
   currency: string;
   /** The coupon code the order was made with; unset: none. */
   coupon_code?: string | undefined;
-  totals: OrderTotals | undefined;
+  totals:
+    | OrderTotals
+    | undefined;
+  /** Oldest first. */
+  cancellations: Cancellation[];
+  /** The sum of the cancellations' refund_amount. */
+  refunded_total: string;
 }
 
 export interface NewOrderLine {
@@ -234,8 +260,31 @@ export interface SetBarcodeHolderRequest {
   holder: Holder | undefined;
 }
 
+export interface CancelOrderRequest {
+  guid: string;
+  /**
+   * The barcodes to cancel (at most 1,000); empty: every barcode not yet cancelled (and the
+   * whole amount of the lines of barcode_type none).
+   */
+  barcodes: string[];
+  /** Unset = true: the units go back to the stock; false: the places are gone too. */
+  return_stock?:
+    | boolean
+    | undefined;
+  /** A decimal string in the order's currency; unset = 0. */
+  cancellation_fee?:
+    | string
+    | undefined;
+  /** At most 255 characters. */
+  reason?:
+    | string
+    | undefined;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
+}
+
 function createBaseOrderBarcode(): OrderBarcode {
-  return { code: "", holder: undefined };
+  return { code: "", holder: undefined, cancelled_at: undefined };
 }
 
 export const OrderBarcode: MessageFns<OrderBarcode> = {
@@ -245,6 +294,9 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
     }
     if (message.holder !== undefined) {
       Holder.encode(message.holder, writer.uint32(18).fork()).join();
+    }
+    if (message.cancelled_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelled_at), writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -278,6 +330,14 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
             message.holder = Holder.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cancelled_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -294,6 +354,11 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
     return {
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       holder: isSet(object.holder) ? Holder.fromJSON(object.holder) : undefined,
+      cancelled_at: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
     };
   },
 
@@ -304,6 +369,9 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
     }
     if (message.holder !== undefined) {
       obj.holder = Holder.toJSON(message.holder);
+    }
+    if (message.cancelled_at !== undefined) {
+      obj.cancelledAt = message.cancelled_at.toISOString();
     }
     return obj;
   },
@@ -317,6 +385,196 @@ export const OrderBarcode: MessageFns<OrderBarcode> = {
     message.holder = (object.holder !== undefined && object.holder !== null)
       ? Holder.fromPartial(object.holder)
       : undefined;
+    message.cancelled_at = object.cancelled_at ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCancellation(): Cancellation {
+  return {
+    guid: "",
+    barcodes: [],
+    reason: undefined,
+    cancellation_fee: "",
+    refund_amount: "",
+    stock_returned: false,
+    created_at: undefined,
+  };
+}
+
+export const Cancellation: MessageFns<Cancellation> = {
+  encode(message: Cancellation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(10).string(message.guid);
+    }
+    for (const v of message.barcodes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.cancellation_fee !== "") {
+      writer.uint32(34).string(message.cancellation_fee);
+    }
+    if (message.refund_amount !== "") {
+      writer.uint32(42).string(message.refund_amount);
+    }
+    if (message.stock_returned !== false) {
+      writer.uint32(48).bool(message.stock_returned);
+    }
+    if (message.created_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.created_at), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Cancellation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancellation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.barcodes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cancellation_fee = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refund_amount = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.stock_returned = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.created_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Cancellation {
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      cancellation_fee: isSet(object.cancellationFee)
+        ? globalThis.String(object.cancellationFee)
+        : isSet(object.cancellation_fee)
+        ? globalThis.String(object.cancellation_fee)
+        : "",
+      refund_amount: isSet(object.refundAmount)
+        ? globalThis.String(object.refundAmount)
+        : isSet(object.refund_amount)
+        ? globalThis.String(object.refund_amount)
+        : "",
+      stock_returned: isSet(object.stockReturned)
+        ? globalThis.Boolean(object.stockReturned)
+        : isSet(object.stock_returned)
+        ? globalThis.Boolean(object.stock_returned)
+        : false,
+      created_at: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Cancellation): unknown {
+    const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
+    if (message.barcodes?.length) {
+      obj.barcodes = message.barcodes;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.cancellation_fee !== "") {
+      obj.cancellationFee = message.cancellation_fee;
+    }
+    if (message.refund_amount !== "") {
+      obj.refundAmount = message.refund_amount;
+    }
+    if (message.stock_returned !== false) {
+      obj.stockReturned = message.stock_returned;
+    }
+    if (message.created_at !== undefined) {
+      obj.createdAt = message.created_at.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Cancellation>, I>>(base?: I): Cancellation {
+    return Cancellation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Cancellation>, I>>(object: I): Cancellation {
+    const message = createBaseCancellation();
+    message.guid = object.guid ?? "";
+    message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.reason = object.reason ?? undefined;
+    message.cancellation_fee = object.cancellation_fee ?? "";
+    message.refund_amount = object.refund_amount ?? "";
+    message.stock_returned = object.stock_returned ?? false;
+    message.created_at = object.created_at ?? undefined;
     return message;
   },
 };
@@ -990,6 +1248,8 @@ function createBaseOrder(): Order {
     currency: "",
     coupon_code: undefined,
     totals: undefined,
+    cancellations: [],
+    refunded_total: "",
   };
 }
 
@@ -1030,6 +1290,12 @@ export const Order: MessageFns<Order> = {
     }
     if (message.totals !== undefined) {
       OrderTotals.encode(message.totals, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.cancellations) {
+      Cancellation.encode(v!, writer.uint32(106).fork()).join();
+    }
+    if (message.refunded_total !== "") {
+      writer.uint32(114).string(message.refunded_total);
     }
     return writer;
   },
@@ -1143,6 +1409,22 @@ export const Order: MessageFns<Order> = {
             message.totals = OrderTotals.decode(reader, reader.uint32());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.cancellations.push(Cancellation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.refunded_total = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1195,6 +1477,14 @@ export const Order: MessageFns<Order> = {
         ? globalThis.String(object.coupon_code)
         : undefined,
       totals: isSet(object.totals) ? OrderTotals.fromJSON(object.totals) : undefined,
+      cancellations: globalThis.Array.isArray(object?.cancellations)
+        ? object.cancellations.map((e: any) => Cancellation.fromJSON(e))
+        : [],
+      refunded_total: isSet(object.refundedTotal)
+        ? globalThis.String(object.refundedTotal)
+        : isSet(object.refunded_total)
+        ? globalThis.String(object.refunded_total)
+        : "",
     };
   },
 
@@ -1236,6 +1526,12 @@ export const Order: MessageFns<Order> = {
     if (message.totals !== undefined) {
       obj.totals = OrderTotals.toJSON(message.totals);
     }
+    if (message.cancellations?.length) {
+      obj.cancellations = message.cancellations.map((e) => Cancellation.toJSON(e));
+    }
+    if (message.refunded_total !== "") {
+      obj.refundedTotal = message.refunded_total;
+    }
     return obj;
   },
 
@@ -1258,6 +1554,8 @@ export const Order: MessageFns<Order> = {
     message.totals = (object.totals !== undefined && object.totals !== null)
       ? OrderTotals.fromPartial(object.totals)
       : undefined;
+    message.cancellations = object.cancellations?.map((e) => Cancellation.fromPartial(e)) || [];
+    message.refunded_total = object.refunded_total ?? "";
     return message;
   },
 };
@@ -2339,6 +2637,174 @@ export const SetBarcodeHolderRequest: MessageFns<SetBarcodeHolderRequest> = {
   },
 };
 
+function createBaseCancelOrderRequest(): CancelOrderRequest {
+  return {
+    guid: "",
+    barcodes: [],
+    return_stock: undefined,
+    cancellation_fee: undefined,
+    reason: undefined,
+    request_id: undefined,
+  };
+}
+
+export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
+  encode(message: CancelOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(10).string(message.guid);
+    }
+    for (const v of message.barcodes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.return_stock !== undefined) {
+      writer.uint32(24).bool(message.return_stock);
+    }
+    if (message.cancellation_fee !== undefined) {
+      writer.uint32(34).string(message.cancellation_fee);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(50).string(message.request_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.barcodes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.return_stock = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cancellation_fee = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderRequest {
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      return_stock: isSet(object.returnStock)
+        ? globalThis.Boolean(object.returnStock)
+        : isSet(object.return_stock)
+        ? globalThis.Boolean(object.return_stock)
+        : undefined,
+      cancellation_fee: isSet(object.cancellationFee)
+        ? globalThis.String(object.cancellationFee)
+        : isSet(object.cancellation_fee)
+        ? globalThis.String(object.cancellation_fee)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelOrderRequest): unknown {
+    const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
+    if (message.barcodes?.length) {
+      obj.barcodes = message.barcodes;
+    }
+    if (message.return_stock !== undefined) {
+      obj.returnStock = message.return_stock;
+    }
+    if (message.cancellation_fee !== undefined) {
+      obj.cancellationFee = message.cancellation_fee;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(base?: I): CancelOrderRequest {
+    return CancelOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(object: I): CancelOrderRequest {
+    const message = createBaseCancelOrderRequest();
+    message.guid = object.guid ?? "";
+    message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.return_stock = object.return_stock ?? undefined;
+    message.cancellation_fee = object.cancellation_fee ?? undefined;
+    message.reason = object.reason ?? undefined;
+    message.request_id = object.request_id ?? undefined;
+    return message;
+  },
+};
+
 /**
  * OrderService: a cart of several tickets of one event, all or nothing (PRODUCT.md section
  * 12). Each line is held, paid, confirmed, released and expired as a reservation of its
@@ -2423,6 +2889,21 @@ export const OrderServiceService = {
     responseSerialize: (value: Order): Buffer => Buffer.from(Order.encode(value).finish()),
     responseDeserialize: (value: Buffer): Order => Order.decode(value),
   },
+  /**
+   * Cancels a confirmed order, or some of its barcodes, as CancelReservation does, and records
+   * the cancellation with its refund_amount (the units' unit_total less cancellation_fee).
+   * A fee that is not an amount of the currency, below 0 or above that sum: INVALID_ARGUMENT
+   * `cancellation_fee`.
+   */
+  cancelOrder: {
+    path: "/ticketing.v1.OrderService/CancelOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelOrderRequest): Buffer => Buffer.from(CancelOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelOrderRequest => CancelOrderRequest.decode(value),
+    responseSerialize: (value: Order): Buffer => Buffer.from(Order.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Order => Order.decode(value),
+  },
 } as const;
 
 export interface OrderServiceServer extends UntypedServiceImplementation {
@@ -2443,6 +2924,13 @@ export interface OrderServiceServer extends UntypedServiceImplementation {
    * FAILED_PRECONDITION not_personalizable. The same holder again changes nothing.
    */
   setBarcodeHolder: handleUnaryCall<SetBarcodeHolderRequest, Order>;
+  /**
+   * Cancels a confirmed order, or some of its barcodes, as CancelReservation does, and records
+   * the cancellation with its refund_amount (the units' unit_total less cancellation_fee).
+   * A fee that is not an amount of the currency, below 0 or above that sum: INVALID_ARGUMENT
+   * `cancellation_fee`.
+   */
+  cancelOrder: handleUnaryCall<CancelOrderRequest, Order>;
 }
 
 export interface OrderServiceClient extends Client {
@@ -2554,6 +3042,27 @@ export interface OrderServiceClient extends Client {
   ): ClientUnaryCall;
   setBarcodeHolder(
     request: SetBarcodeHolderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancels a confirmed order, or some of its barcodes, as CancelReservation does, and records
+   * the cancellation with its refund_amount (the units' unit_total less cancellation_fee).
+   * A fee that is not an amount of the currency, below 0 or above that sum: INVALID_ARGUMENT
+   * `cancellation_fee`.
+   */
+  cancelOrder(
+    request: CancelOrderRequest,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Order) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Order) => void,

@@ -35,6 +35,8 @@ export enum ReservationState {
   RESERVATION_STATE_CONFIRMED = 3,
   RESERVATION_STATE_RELEASED = 4,
   RESERVATION_STATE_EXPIRED = 5,
+  /** RESERVATION_STATE_CANCELLED - Every unit of the sale was cancelled after it was sold. */
+  RESERVATION_STATE_CANCELLED = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -58,6 +60,9 @@ export function reservationStateFromJSON(object: any): ReservationState {
     case 5:
     case "RESERVATION_STATE_EXPIRED":
       return ReservationState.RESERVATION_STATE_EXPIRED;
+    case 6:
+    case "RESERVATION_STATE_CANCELLED":
+      return ReservationState.RESERVATION_STATE_CANCELLED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -79,6 +84,8 @@ export function reservationStateToJSON(object: ReservationState): string {
       return "RESERVATION_STATE_RELEASED";
     case ReservationState.RESERVATION_STATE_EXPIRED:
       return "RESERVATION_STATE_EXPIRED";
+    case ReservationState.RESERVATION_STATE_CANCELLED:
+      return "RESERVATION_STATE_CANCELLED";
     case ReservationState.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -174,6 +181,25 @@ export interface ReleaseReservationRequest {
   request_id?: string | undefined;
 }
 
+export interface CancelReservationRequest {
+  guid: string;
+  /**
+   * The barcodes to cancel (at most 1,000); empty: every barcode not yet cancelled (for
+   * barcode_type none, the whole amount).
+   */
+  barcodes: string[];
+  /** Unset = true: the units go back to the stock; false: the places are gone too. */
+  return_stock?:
+    | boolean
+    | undefined;
+  /** At most 255 characters. */
+  reason?:
+    | string
+    | undefined;
+  /** Idempotency key: a retry with the same key and request answers the first answer and moves nothing again. */
+  request_id?: string | undefined;
+}
+
 export interface ScanBarcodeRequest {
   /** GUID of the event. */
   event_id: string;
@@ -193,7 +219,11 @@ export interface Scan {
   /** The order that sold it, or the reservation's own guid when it was sold as one. */
   order_id: string;
   /** Who may enter with it; unset when none is named. */
-  holder: Holder | undefined;
+  holder:
+    | Holder
+    | undefined;
+  /** When it was cancelled: never set in an admission (a cancelled barcode is refused). */
+  cancelled_at: Date | undefined;
 }
 
 function createBaseReservation(): Reservation {
@@ -1369,6 +1399,147 @@ export const ReleaseReservationRequest: MessageFns<ReleaseReservationRequest> = 
   },
 };
 
+function createBaseCancelReservationRequest(): CancelReservationRequest {
+  return { guid: "", barcodes: [], return_stock: undefined, reason: undefined, request_id: undefined };
+}
+
+export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
+  encode(message: CancelReservationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.guid !== "") {
+      writer.uint32(10).string(message.guid);
+    }
+    for (const v of message.barcodes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.return_stock !== undefined) {
+      writer.uint32(24).bool(message.return_stock);
+    }
+    if (message.reason !== undefined) {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(42).string(message.request_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelReservationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelReservationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.guid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.barcodes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.return_stock = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelReservationRequest {
+    return {
+      guid: isSet(object.guid) ? globalThis.String(object.guid) : "",
+      barcodes: globalThis.Array.isArray(object?.barcodes) ? object.barcodes.map((e: any) => globalThis.String(e)) : [],
+      return_stock: isSet(object.returnStock)
+        ? globalThis.Boolean(object.returnStock)
+        : isSet(object.return_stock)
+        ? globalThis.Boolean(object.return_stock)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelReservationRequest): unknown {
+    const obj: any = {};
+    if (message.guid !== "") {
+      obj.guid = message.guid;
+    }
+    if (message.barcodes?.length) {
+      obj.barcodes = message.barcodes;
+    }
+    if (message.return_stock !== undefined) {
+      obj.returnStock = message.return_stock;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelReservationRequest>, I>>(base?: I): CancelReservationRequest {
+    return CancelReservationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelReservationRequest>, I>>(object: I): CancelReservationRequest {
+    const message = createBaseCancelReservationRequest();
+    message.guid = object.guid ?? "";
+    message.barcodes = object.barcodes?.map((e) => e) || [];
+    message.return_stock = object.return_stock ?? undefined;
+    message.reason = object.reason ?? undefined;
+    message.request_id = object.request_id ?? undefined;
+    return message;
+  },
+};
+
 function createBaseScanBarcodeRequest(): ScanBarcodeRequest {
   return { event_id: "", barcode: "", request_id: undefined };
 }
@@ -1479,7 +1650,15 @@ export const ScanBarcodeRequest: MessageFns<ScanBarcodeRequest> = {
 };
 
 function createBaseScan(): Scan {
-  return { barcode: "", ticket_id: "", reservation_id: "", scanned_at: undefined, order_id: "", holder: undefined };
+  return {
+    barcode: "",
+    ticket_id: "",
+    reservation_id: "",
+    scanned_at: undefined,
+    order_id: "",
+    holder: undefined,
+    cancelled_at: undefined,
+  };
 }
 
 export const Scan: MessageFns<Scan> = {
@@ -1501,6 +1680,9 @@ export const Scan: MessageFns<Scan> = {
     }
     if (message.holder !== undefined) {
       Holder.encode(message.holder, writer.uint32(50).fork()).join();
+    }
+    if (message.cancelled_at !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelled_at), writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1566,6 +1748,14 @@ export const Scan: MessageFns<Scan> = {
             message.holder = Holder.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cancelled_at = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1602,6 +1792,11 @@ export const Scan: MessageFns<Scan> = {
         ? globalThis.String(object.order_id)
         : "",
       holder: isSet(object.holder) ? Holder.fromJSON(object.holder) : undefined,
+      cancelled_at: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
     };
   },
 
@@ -1625,6 +1820,9 @@ export const Scan: MessageFns<Scan> = {
     if (message.holder !== undefined) {
       obj.holder = Holder.toJSON(message.holder);
     }
+    if (message.cancelled_at !== undefined) {
+      obj.cancelledAt = message.cancelled_at.toISOString();
+    }
     return obj;
   },
 
@@ -1641,6 +1839,7 @@ export const Scan: MessageFns<Scan> = {
     message.holder = (object.holder !== undefined && object.holder !== null)
       ? Holder.fromPartial(object.holder)
       : undefined;
+    message.cancelled_at = object.cancelled_at ?? undefined;
     return message;
   },
 };
@@ -1651,8 +1850,8 @@ export const Scan: MessageFns<Scan> = {
  * the door. Same metadata as TicketService (`authorization`, `company`); anything outside
  * the effective company set is NOT_FOUND. A refused move carries a google.rpc.ErrorInfo
  * whose `reason` is one of: insufficient_stock, not_on_sale, invalid_transition,
- * reservation_expired (FAILED_PRECONDITION), barcode_taken, already_scanned
- * (ALREADY_EXISTS).
+ * reservation_expired, barcode_cancelled (FAILED_PRECONDITION), barcode_taken,
+ * already_scanned (ALREADY_EXISTS).
  */
 export type ReservationServiceService = typeof ReservationServiceService;
 export const ReservationServiceService = {
@@ -1740,7 +1939,28 @@ export const ReservationServiceService = {
     responseSerialize: (value: Reservation): Buffer => Buffer.from(Reservation.encode(value).finish()),
     responseDeserialize: (value: Buffer): Reservation => Reservation.decode(value),
   },
-  /** Admits a barcode of the event once; the ticket's scanned_count goes up by one. */
+  /**
+   * Cancels a confirmed reservation, or some of its barcodes: they stop opening the door and
+   * sold_count falls by the units cancelled (available_stock too without return_stock). It
+   * becomes cancelled once every unit is. Refused: FAILED_PRECONDITION invalid_transition
+   * (not confirmed), ALREADY_EXISTS already_scanned and FAILED_PRECONDITION barcode_cancelled
+   * (metadata `barcode` names it), INVALID_ARGUMENT `barcodes[i]` (not of this sale).
+   */
+  cancelReservation: {
+    path: "/ticketing.v1.ReservationService/CancelReservation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelReservationRequest): Buffer =>
+      Buffer.from(CancelReservationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelReservationRequest => CancelReservationRequest.decode(value),
+    responseSerialize: (value: Reservation): Buffer => Buffer.from(Reservation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Reservation => Reservation.decode(value),
+  },
+  /**
+   * Admits a barcode of the event once; the ticket's scanned_count goes up by one. A
+   * cancelled barcode is refused FAILED_PRECONDITION barcode_cancelled (metadata
+   * `cancelled_at`).
+   */
   scanBarcode: {
     path: "/ticketing.v1.ReservationService/ScanBarcode" as const,
     requestStream: false as const,
@@ -1772,7 +1992,19 @@ export interface ReservationServiceServer extends UntypedServiceImplementation {
   confirmReservation: handleUnaryCall<ConfirmReservationRequest, Reservation>;
   /** reserved or pending -> released: the stock returns. */
   releaseReservation: handleUnaryCall<ReleaseReservationRequest, Reservation>;
-  /** Admits a barcode of the event once; the ticket's scanned_count goes up by one. */
+  /**
+   * Cancels a confirmed reservation, or some of its barcodes: they stop opening the door and
+   * sold_count falls by the units cancelled (available_stock too without return_stock). It
+   * becomes cancelled once every unit is. Refused: FAILED_PRECONDITION invalid_transition
+   * (not confirmed), ALREADY_EXISTS already_scanned and FAILED_PRECONDITION barcode_cancelled
+   * (metadata `barcode` names it), INVALID_ARGUMENT `barcodes[i]` (not of this sale).
+   */
+  cancelReservation: handleUnaryCall<CancelReservationRequest, Reservation>;
+  /**
+   * Admits a barcode of the event once; the ticket's scanned_count goes up by one. A
+   * cancelled barcode is refused FAILED_PRECONDITION barcode_cancelled (metadata
+   * `cancelled_at`).
+   */
   scanBarcode: handleUnaryCall<ScanBarcodeRequest, Scan>;
 }
 
@@ -1894,7 +2126,33 @@ export interface ReservationServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Reservation) => void,
   ): ClientUnaryCall;
-  /** Admits a barcode of the event once; the ticket's scanned_count goes up by one. */
+  /**
+   * Cancels a confirmed reservation, or some of its barcodes: they stop opening the door and
+   * sold_count falls by the units cancelled (available_stock too without return_stock). It
+   * becomes cancelled once every unit is. Refused: FAILED_PRECONDITION invalid_transition
+   * (not confirmed), ALREADY_EXISTS already_scanned and FAILED_PRECONDITION barcode_cancelled
+   * (metadata `barcode` names it), INVALID_ARGUMENT `barcodes[i]` (not of this sale).
+   */
+  cancelReservation(
+    request: CancelReservationRequest,
+    callback: (error: ServiceError | null, response: Reservation) => void,
+  ): ClientUnaryCall;
+  cancelReservation(
+    request: CancelReservationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Reservation) => void,
+  ): ClientUnaryCall;
+  cancelReservation(
+    request: CancelReservationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Reservation) => void,
+  ): ClientUnaryCall;
+  /**
+   * Admits a barcode of the event once; the ticket's scanned_count goes up by one. A
+   * cancelled barcode is refused FAILED_PRECONDITION barcode_cancelled (metadata
+   * `cancelled_at`).
+   */
   scanBarcode(
     request: ScanBarcodeRequest,
     callback: (error: ServiceError | null, response: Scan) => void,

@@ -2,6 +2,7 @@ import { isMysql, utf8mb4, type Knex } from '../../../../lib/db.js';
 import { barcodeBytesMigration } from './barcode-bytes-migration.js';
 import { barcodeHolderMigration } from './barcode-holder-migration.js';
 import { listIndexMigration } from './list-index-migration.js';
+import { cancellationMigration } from './cancellation-migration.js';
 import { moneyMigration } from './money-migration.js';
 import { ordersMigration } from './order-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
@@ -111,4 +112,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261127_001_orders': ordersMigration,
   '20261128_001_barcode_holders': barcodeHolderMigration,
   '20261128_002_money': moneyMigration,
+  '20261128_003_cancellations': cancellationMigration,
 };
