@@ -10,7 +10,7 @@ import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { EVENT } from '../../lib/fields/event.js';
 import { columnOf, storedFields, type FieldDef, type Resource } from '../../lib/fields/kinds.js';
-import { ORDER, ORDER_BARCODE_FIELDS, ORDER_LINE_FIELDS, LINE_PRICE_FIELDS, TOTALS_FIELDS, VAT_SHARE_FIELDS } from '../../lib/fields/order.js';
+import { ORDER, ORDER_BARCODE_FIELDS, ORDER_LINE_FIELDS, CANCELLATION_FIELDS, LINE_PRICE_FIELDS, TOTALS_FIELDS, VAT_SHARE_FIELDS } from '../../lib/fields/order.js';
 import { LINE_PRICE_COLUMNS } from '../../services/ticket/store/migrations/money-migration.js';
 import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
@@ -23,7 +23,7 @@ import { withMigratedDatabase } from './database.js';
 const resources: Array<{ resource: Resource; message: string; file: string; table?: string; database: 'auth' | 'ticket'; storeOnly: string[]; primaryKey?: string }> = [
   { resource: TICKET, message: 'ticketing.v1.Ticket', file: 'ticketing/v1/ticket.proto', table: 'tickets', database: 'ticket', storeOnly: ['id', 'version'] },
   { resource: EVENT, message: 'ticketing.v1.Event', file: 'ticketing/v1/event.proto', table: 'events', database: 'ticket', storeOnly: ['id', 'version'] },
-  { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id', 'order_id', ...LINE_PRICE_COLUMNS, 'price_vat_percentage'] },
+  { resource: RESERVATION, message: 'ticketing.v1.Reservation', file: 'ticketing/v1/reservation.proto', table: 'reservations', database: 'ticket', storeOnly: ['id', 'order_id', ...LINE_PRICE_COLUMNS, 'price_vat_percentage', 'cancelled_amount'] },
   { resource: SCAN, message: 'ticketing.v1.Scan', file: 'ticketing/v1/reservation.proto', database: 'ticket', storeOnly: [] },
   // The order's own row holds only some of its fields (its state and expiry are its lines'): the message only.
   { resource: ORDER, message: 'ticketing.v1.Order', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
@@ -31,6 +31,7 @@ const resources: Array<{ resource: Resource; message: string; file: string; tabl
   { resource: { noun: 'barcode', fields: ORDER_BARCODE_FIELDS, orderRules: [] }, message: 'ticketing.v1.OrderBarcode', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: { noun: 'line price', fields: LINE_PRICE_FIELDS, orderRules: [] }, message: 'ticketing.v1.LinePrice', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: { noun: 'totals', fields: TOTALS_FIELDS, orderRules: [] }, message: 'ticketing.v1.OrderTotals', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
+  { resource: { noun: 'cancellation', fields: CANCELLATION_FIELDS, orderRules: [] }, message: 'ticketing.v1.Cancellation', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: { noun: 'VAT share', fields: VAT_SHARE_FIELDS, orderRules: [] }, message: 'ticketing.v1.VatShare', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: WEBHOOK, message: 'ticketing.v1.Webhook', file: 'ticketing/v1/webhook.proto', table: 'webhook_endpoints', database: 'ticket', storeOnly: ['id', 'version', 'deleted_at'] },
   { resource: DELIVERY, message: 'ticketing.v1.Delivery', file: 'ticketing/v1/webhook.proto', database: 'ticket', storeOnly: [] },

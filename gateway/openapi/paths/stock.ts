@@ -24,7 +24,7 @@ function saleMovePaths(noun: SaleNoun, guid: Schema): Paths {
             tag: 'stock',
             operationId: moveRpc(move, noun, true),
             summary: noun === 'Order' ? `${wire.summary}, every line` : wire.summary,
-            description: `${description} Refused with 409 invalid_transition from a state that does not allow it, reservation_expired once expired. With an Idempotency-Key a retry of a move that was done answers its first answer and moves nothing again.`,
+            description: `${description} Refused with 409 invalid_transition from a state that does not allow it${(MOVES[move].refusals as readonly string[]).includes('reservation_expired') ? ', reservation_expired once expired' : ''}. With an Idempotency-Key a retry of a move that was done answers its first answer and moves nothing again.`,
             body: `${noun === 'Order' && Object.hasOwn(ORDER_BODIES, move) ? 'Order' : 'Reservation'}${wire.body}`,
             bodyOptional: true,
             ok: { status: 200, schema: noun },
