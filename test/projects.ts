@@ -47,6 +47,7 @@ export const BOTH_BACKENDS_FILES = [
   'test/ops/webhook-database-user.test.ts',
   'test/orders/all-or-nothing.test.ts',
   'test/orders/big-pages.test.ts',
+  'test/orders/cancel-races.test.ts',
   'test/orders/cancellation.test.ts',
   'test/orders/concurrency.test.ts',
   'test/orders/holders.test.ts',
