@@ -2,10 +2,13 @@
  * Issue 32, item 1: a text value of about 1 MiB, shaped to make a backtracking pattern work
  * hard, in every text field of every table a client writes, is answered at once (a 4xx) and
  * never holds the event loop. The stack runs in this process, so the work measured here is the
- * gateway's and the services' alike. The bound is this process's CPU time per request (200 ms):
+ * gateway's and the services' alike. The bound is this process's CPU time per request (1 s):
  * unlike the loop's delay or the elapsed time, other programs on a loaded machine cannot stretch
- * it, and linear work on 1 MiB stays far below it, while the e-mail pattern of before took hours
- * for this much text (20,000 characters: 0.7 to 3.6 s).
+ * it much, linear work on 1 MiB stays far below it, while the e-mail pattern of before
+ * took hours for this much text (20,000 characters: 0.7 to 3.6 s). The bound was 200 ms until a
+ * loaded machine measured 209 ms for a URL refused as too long: a garbage collection of the
+ * megabytes the requests before it left lands in whichever request runs then, so the bound
+ * sits where no collection reaches and backtracking still overshoots it a thousandfold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldTable } from '../../lib/fields/kinds.js';
@@ -25,7 +28,7 @@ import { startSuite, type SuiteWithEvent } from '../support/suite.js';
 /** Just under the 1 MiB body limit, leaving room for the rest of the body. */
 const SIZE = 1024 * 1024 - 4096;
 /** CPU time of this process one hostile value may cost. */
-const MAX_CPU_MS = 200;
+const MAX_CPU_MS = 1000;
 
 /** Shapes that make patterns with overlapping quantifiers backtrack, each about SIZE long. */
 const HOSTILE: Record<string, string> = {
