@@ -18,6 +18,10 @@ export const STOCK_CONFLICTS = {
   not_personalizable: { grpc: status.FAILED_PRECONDITION, message: 'The barcode\'s holder cannot be set: a first holder needs the ticket\'s late_personalization, another one its swappable.' },
   price_changed: { grpc: status.FAILED_PRECONDITION, message: 'The order\'s total is not the expected_total sent; nothing was changed.' },
   currency_locked: { grpc: status.FAILED_PRECONDITION, message: 'The event\'s currency cannot change while it has a live or confirmed sale.' },
+  coupon_code_taken: { grpc: status.ALREADY_EXISTS, message: 'A coupon code is already in use within this event (codes are compared ignoring case).' },
+  coupon_not_valid: { grpc: status.FAILED_PRECONDITION, message: 'The coupon is not valid now (outside its valid_from..valid_until).' },
+  coupon_exhausted: { grpc: status.FAILED_PRECONDITION, message: 'The coupon code has been used as often as it may be.' },
+  coupon_required: { grpc: status.FAILED_PRECONDITION, message: 'The ticket is sold only with a coupon code that names it.' },
 } as const;
 
 export type StockConflictCode = keyof typeof STOCK_CONFLICTS;

@@ -3,6 +3,7 @@ import { barcodeBytesMigration } from './barcode-bytes-migration.js';
 import { barcodeHolderMigration } from './barcode-holder-migration.js';
 import { listIndexMigration } from './list-index-migration.js';
 import { cancellationMigration } from './cancellation-migration.js';
+import { couponMigration } from './coupon-migration.js';
 import { moneyMigration } from './money-migration.js';
 import { ordersMigration } from './order-migration.js';
 import { reservationsMigration } from './reservation-migration.js';
@@ -113,4 +114,5 @@ export const ticketMigrations: Record<string, Knex.Migration> = {
   '20261128_001_barcode_holders': barcodeHolderMigration,
   '20261128_002_money': moneyMigration,
   '20261128_003_cancellations': cancellationMigration,
+  '20261128_004_coupons': couponMigration,
 };
