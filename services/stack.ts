@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../lib/clock.js';
 import type { Config } from '../lib/config.js';
 import { loadConfigOrExit } from '../lib/process/entrypoint.js';
 import { isMain } from '../lib/process/is-main.js';
@@ -28,14 +29,23 @@ export interface RunningStack {
  * each behind its own real gRPC/HTTP server on loopback, so they talk exactly as separate
  * processes would. Ports may be 0 (ephemeral): later parts are pointed at the ports
  * the earlier ones actually got.
+ *
+ * `options.clock`: where the ticket service reads "now" for expiry and the stock moves' times
+ * (lib/clock.ts), the system clock by default. Only in-process callers can pass another (the test
+ * stack's TestClock): no environment variable, config key or endpoint moves it, and `npm start`
+ * (main below) never passes one.
  */
-export async function startStack(configured: Config, logger: Logger = createLogger('stack', configured.LOG_LEVEL)): Promise<RunningStack> {
+export async function startStack(
+  configured: Config,
+  logger: Logger = createLogger('stack', configured.LOG_LEVEL),
+  options: { clock?: Clock } = {},
+): Promise<RunningStack> {
   // The parts share an internal key even when none is configured: the auth service then believes
   // the client address the gateway forwards from the gateway alone, never from any local caller.
   const config: Config = { ...configured, INTERNAL_API_KEY: configured.INTERNAL_API_KEY ?? randomBytes(32).toString('hex') };
   const auth = await startAuthService(config, logger.child({ service: 'auth' }));
   const withAuth: Config = { ...config, authGrpcAddress: config.AUTH_GRPC_ADDRESS ?? `127.0.0.1:${auth.port}` };
-  const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }));
+  const ticket = await startTicketService(withAuth, logger.child({ service: 'ticket' }), { clock: options.clock });
   // The webhook delivery worker (its own process in compose), with its own database pool on MySQL (openWorkerDatabase).
   const webhookDb = config.WEBHOOK_WORKER_IN_STACK ? openWorkerDatabase(config, logger.child({ service: 'webhooks' }), ticket.db) : undefined;
   const webhooks = webhookDb && startWebhookWorker(webhookDb, config, logger.child({ service: 'webhooks' }));

@@ -1,4 +1,5 @@
 import type { handleUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type { Clock } from '../../lib/clock.js';
 import type { Knex } from '../../lib/db.js';
 import type {
   CreateEventRequest,
@@ -65,13 +66,14 @@ import type { SaleMoves } from './sales/sale-moves.js';
 /** gRPC face of the ticket service: authenticates every call, then hands it to the rules. */
 
 /** The rules of this process, built once: every gRPC service of it calls the same instances (and shares what they keep, the stock engine among them). */
-export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number; defaultCurrency?: string }) {
-  const engine = new StockEngine(db, { queueMax: options.moveQueueMax });
+export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean; moveQueueMax?: number; defaultCurrency?: string; clock?: Clock }) {
+  const { clock } = options;
+  const engine = new StockEngine(db, { queueMax: options.moveQueueMax, clock });
   const creations = new IdempotentCreation(db, new IdempotencyStore(db));
-  const events = new EventService(new EventStore(db), creations, options.defaultCurrency);
+  const events = new EventService(new EventStore(db), creations, options.defaultCurrency, clock);
   const stock = new ReservationStore(db);
-  const reservations = new ReservationService(stock, creations, engine);
-  const orders = new OrderService(new OrderStore(db), reservations, creations, engine);
+  const reservations = new ReservationService(stock, creations, engine, clock);
+  const orders = new OrderService(new OrderStore(db), reservations, creations, engine, clock);
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
   const tickets = new TicketService(ticketStore, events, creations);
   const webhooks = new WebhookService(new WebhookStore(db), creations, options.allowPrivateTargets);

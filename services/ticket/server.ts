@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import type { Config } from '../../lib/config.js';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
@@ -37,7 +38,9 @@ export function openTicketDatabase(config: Config, logger?: Pick<Logger, 'debug'
   });
 }
 
-export async function startTicketService(config: Config, logger: Logger): Promise<RunningTicketService> {
+/** `clock`: where expiry and the stock moves read "now" (lib/clock.ts); only in-process code (the test stack) passes another than the system clock. */
+export async function startTicketService(config: Config, logger: Logger, options: { clock?: Clock } = {}): Promise<RunningTicketService> {
+  const clock = options.clock ?? systemClock;
   const db = openTicketDatabase(config, logger);
   await migrateAndReport(db, 'ticket', logger);
   observePool('ticket', db);
@@ -53,6 +56,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     moveQueueMax: config.STOCK_MOVE_QUEUE_MAX,
     defaultCurrency: config.DEFAULT_CURRENCY,
+    clock,
   });
   const server = await serveGrpc({
     host: config.BIND_HOST,
@@ -68,7 +72,7 @@ export async function startTicketService(config: Config, logger: Logger): Promis
     logger,
     isReady: () => db.raw('select 1').then(() => true),
   });
-  const sweeper = startExpirySweeper(new ReservationStore(db), services.engine, config.STOCK_SWEEP_INTERVAL_MS, logger);
+  const sweeper = startExpirySweeper(new ReservationStore(db), services.engine, config.STOCK_SWEEP_INTERVAL_MS, logger, clock);
 
   return {
     port: server.port,

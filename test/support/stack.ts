@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { TestClock } from '../../lib/clock.js';
 import { loadConfig } from '../../lib/config.js';
 import { generatePrivateKey } from '../../lib/tokens/keys.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
@@ -20,6 +21,12 @@ export interface TestStack {
   metricsUrl: string;
   env: Record<string, string>;
   running: RunningStack;
+  /**
+   * Where the stack's ticket service reads "now" for expiry and the stock moves' times: a test
+   * moves it past an expires_at with `clock.advance(ms)` or `clock.advanceTo(expires_at)` instead
+   * of sleeping (docs/testing.md "The test clock"). Only forward; real time keeps running under it.
+   */
+  clock: TestClock;
   stop(): Promise<void>;
 }
 
@@ -76,9 +83,10 @@ export async function startTestStack(
   }
   Object.assign(env, overrides);
   const config = loadConfig(env);
+  const clock = new TestClock();
   let running: RunningStack;
   try {
-    running = await startStack(config, options.logger ?? createLogger('test-stack', env.LOG_LEVEL));
+    running = await startStack(config, options.logger ?? createLogger('test-stack', env.LOG_LEVEL), { clock });
   } catch (err) {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     throw err;
@@ -93,6 +101,7 @@ export async function startTestStack(
     metricsUrl: `http://127.0.0.1:${running.metricsPort}/metrics`,
     env,
     running,
+    clock,
     async stop() {
       await running.shutdown(2000);
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

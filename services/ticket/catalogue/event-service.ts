@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { systemClock, type Clock } from '../../../lib/clock.js';
 import type { Knex } from '../../../lib/db.js';
 import {
   Event,
@@ -39,6 +40,8 @@ export class EventService {
     private readonly creations: IdempotentCreation,
     /** The currency of an event created without one (DEFAULT_CURRENCY). */
     private readonly defaultCurrency: string = DEFAULT_CURRENCY,
+    /** Where the deletion's settling of due reservations reads "now" (lib/clock.ts). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** A live event of the caller's companies, else NOT_FOUND. */
@@ -137,7 +140,7 @@ export class EventService {
       const deleted = await this.events.softDelete(caller.companyIds, current.guid, {
         now,
         version,
-        holdsStock: async (trx, ticketGuids) => (await StockEngine.lockAndSettle(trx, ticketGuids, now)).some(holdsStock),
+        holdsStock: async (trx, ticketGuids) => (await StockEngine.lockAndSettle(trx, ticketGuids, this.clock.now())).some(holdsStock),
         changes: (event, tickets) => [eventChange('event.deleted', event), ...tickets.map((ticket) => ticketChange('ticket.deleted', ticket, now))],
       });
       return deleted || undefined;

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../../lib/clock.js';
 import { ORDER_CREATE_FIELDS, ORDER_LINES, MAX_UNITS, NEW_LINE_FIELDS, type OrderChannel } from '../../../lib/fields/order.js';
 import { isDue, PENDING_FIELDS } from '../../../lib/fields/reservation.js';
 import { fromMessageField } from '../../../lib/fields/messages.js';
@@ -89,6 +90,7 @@ export class OrderService {
     private readonly reservations: ReservationService,
     private readonly creations: IdempotentCreation,
     private readonly engine: StockEngine,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The moves of an order by their rows in SALE_MOVES. */
@@ -146,7 +148,7 @@ export class OrderService {
           throw RpcError.invalidArgument([{ field: line(i, 'ticket_id'), description: 'is not a live ticket of this event' }]);
         }
       }
-      const now = new Date();
+      const now = this.clock.now();
       const guid = newGuid();
       let order: OrderRecord | undefined;
       const plan = (draft: StockDraft) => {
@@ -202,7 +204,7 @@ export class OrderService {
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Order> {
     const found = await this.findOrder(caller, guid);
-    const now = new Date();
+    const now = this.clock.now();
     if (found.lines.some((l) => isDue(l, now)) && (await this.reservations.settleDue(found.lines.map((l) => l.ticket_id)))) {
       return orderMessage(await this.findOrder(caller, guid));
     }

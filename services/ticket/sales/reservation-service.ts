@@ -12,6 +12,7 @@ import {
   type ReleaseReservationRequest,
   type ScanBarcodeRequest,
 } from '../../../lib/gen/ticketing/v1/reservation.js';
+import { systemClock, type Clock } from '../../../lib/clock.js';
 import { isDue, MAX_UNITS_PER_ORDER, PENDING_FIELDS, RESERVE_FIELDS, SCAN_REQUEST_FIELDS } from '../../../lib/fields/reservation.js';
 import { RpcError, type FieldViolation } from '../../../lib/grpc/errors.js';
 import { newGuid } from '../../../lib/ids.js';
@@ -49,6 +50,7 @@ export class ReservationService {
     private readonly store: ReservationStore,
     private readonly creations: IdempotentCreation,
     private readonly engine: StockEngine,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private readonly homes = new ReservationHomes();
@@ -73,7 +75,7 @@ export class ReservationService {
 
   /** Expires what is due on these tickets before they are read. */
   async settleDue(ticketGuids: readonly string[]): Promise<boolean> {
-    const due = await this.store.ticketsWithDue(ticketGuids, new Date());
+    const due = await this.store.ticketsWithDue(ticketGuids, this.clock.now());
     for (const guid of due) await retryingDeadlocks(() => this.engine.settle(guid));
     return due.length > 0;
   }
@@ -107,7 +109,7 @@ export class ReservationService {
       const company = ticketGuid && (await this.companyOfTicket(ticketGuid));
       if (!ticketGuid || !company || !caller.companyIds.includes(company)) throw notFound('Ticket', request.ticket_id);
       const ttl = checkMoveField('ttl_seconds', RESERVE_FIELDS.ttl_seconds, request.ttl_seconds);
-      const now = new Date();
+      const now = this.clock.now();
       const guid = newGuid();
       let record: LineRecord | undefined;
       const plan = (draft: StockDraft) => {
@@ -143,7 +145,7 @@ export class ReservationService {
 
   async get(caller: AuthenticatedCaller, guid: string): Promise<Reservation> {
     const found = await this.findReservation(caller, guid);
-    if (isDue(found, new Date()) && (await this.settleDue([found.ticket_id]))) {
+    if (isDue(found, this.clock.now()) && (await this.settleDue([found.ticket_id]))) {
       return reservationMessage(await this.findReservation(caller, guid));
     }
     return reservationMessage(found);

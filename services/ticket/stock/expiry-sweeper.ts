@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../../lib/clock.js';
 import type { Logger } from '../../../lib/logger.js';
 import type { ReservationStore } from '../store/reservation-store.js';
 import type { StockEngine } from './stock-engine.js';
@@ -11,13 +12,13 @@ const BATCH = 200;
  * anyone reading them directly. Not needed for correctness: every move and every read of a
  * ticket expires its due reservations first (docs/stock-moves.md).
  */
-export function startExpirySweeper(store: ReservationStore, engine: StockEngine, intervalMs: number, logger: Logger): { stop(): void } {
+export function startExpirySweeper(store: ReservationStore, engine: StockEngine, intervalMs: number, logger: Logger, clock: Clock = systemClock): { stop(): void } {
   let running = false;
   const run = async () => {
     if (running) return;
     running = true;
     try {
-      const due = await store.anyTicketsWithDue(new Date(), BATCH);
+      const due = await store.anyTicketsWithDue(clock.now(), BATCH);
       let expired = 0;
       for (const ticketGuid of due) expired += (await retryingDeadlocks(() => engine.settle(ticketGuid))) ? 1 : 0;
       if (expired) logger.debug({ tickets: expired }, 'expired reservations swept');

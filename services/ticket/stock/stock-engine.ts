@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { systemClock, type Clock } from '../../../lib/clock.js';
 import { isUniqueViolation, type Knex } from '../../../lib/db.js';
 import { RpcError } from '../../../lib/grpc/errors.js';
 import { ticketBusy } from '../../../lib/stock-conflicts.js';
@@ -46,6 +47,8 @@ export interface EngineOptions {
   /** Moves of one ticket that may wait; past it a new reservation is refused at once (STOCK_MOVE_QUEUE_MAX). */
   queueMax?: number;
   maxBatch?: number;
+  /** Where a move reads "now" (what is due, what it stamps); deadlines stay on real time. */
+  clock?: Clock;
 }
 
 /**
@@ -70,6 +73,7 @@ export class StockEngine {
   private msPerMove = 0;
   private readonly queueMax: number;
   private readonly maxBatch: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly db: Knex,
@@ -77,6 +81,7 @@ export class StockEngine {
   ) {
     this.queueMax = options.queueMax ?? MOVE_QUEUE_MAX;
     this.maxBatch = options.maxBatch ?? MOVES_PER_BATCH;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Runs a move: in its ticket's next batch, or alone when it locks several tickets. */
@@ -178,7 +183,7 @@ export class StockEngine {
       codes: moves.flatMap((queued) => queued.move.reads?.codes ?? []),
       currencies: moves.some((queued) => queued.move.reads?.currencies),
     };
-    const view = await StockView.open(trx, tickets, reads, new Date());
+    const view = await StockView.open(trx, tickets, reads, this.clock.now());
     const outcomes = moves.map((queued): Outcome => {
       if (queued.deadline <= Date.now()) return { ok: false, error: tooLate() };
       const draft = view.draft();
