@@ -32,8 +32,10 @@ export class TestClock implements Clock {
     this.offsetMs += ms;
   }
 
-  /** Moves the clock forward until it reads at least `when` (a Date or an ISO timestamp); nothing when it is past already. */
-  advanceTo(when: Date | string): void {
-    this.advance(Math.max(0, (typeof when === 'string' ? Date.parse(when) : when.getTime()) - this.now().getTime()));
+  /** Moves the clock forward until it reads at least `when` (a Date, an ISO timestamp or milliseconds since the epoch); nothing when it is past already. */
+  advanceTo(when: Date | string | number): void {
+    const ms = typeof when === 'number' ? when : typeof when === 'string' ? Date.parse(when) : when.getTime();
+    if (Number.isNaN(ms)) throw new Error(`not a time: ${String(when)}`);
+    this.advance(Math.max(0, ms - this.now().getTime()));
   }
 }

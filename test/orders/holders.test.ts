@@ -108,11 +108,11 @@ describe('PUT /order/:guid/barcodes/:code', { timeout: 60_000 }, () => {
 
     const swappable = await soldOrder({ late_personalization: false, swappable: true }, 1, [ADA]);
     const swapCode = swappable.body.lines[0].barcodes[0].code as string;
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    suite.stack.clock.advance(1100);
     const swapped = await putHolder(swappable.body.guid, swapCode, { holder: GRACE });
     expect(swapped.status, swapped.text).toBe(200);
     expect(holdersOf(swapped.body)).toEqual([GRACE]);
-    // A change of the order as read: its updated_at moves (timestamps are read to the second, hence the pause).
+    // A change of the order as read: its updated_at moves (timestamps are read to the second, hence the clock moved on by 1.1 s).
     expect(Date.parse(swapped.body.updated_at)).toBeGreaterThan(Date.parse(swappable.body.updated_at));
     const cleared = await putHolder(swappable.body.guid, swapCode, { holder: null });
     expect(cleared.status, cleared.text).toBe(200);

@@ -197,7 +197,7 @@ describe('GET /event/{guid}/orders: the orders of an event like other lists', { 
     expect(pageOne.status, pageOne.text).toBe(200);
     expect(pageOne.body.map((o: { guid: string }) => o.guid)).toEqual([first.guid]);
     expect(pageOne.headers.get('link')).toMatch(/[?&]state=reserved[&>]/);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    suite.stack.clock.advanceTo(Date.parse(due.expires_at) + 1000);
     const expired = await list(event, '?state=expired');
     expect(expired.body.map((o: { guid: string }) => o.guid)).toEqual([due.guid]);
     expect((await list(event, '?state=confirmed')).body.map((o: { guid: string }) => o.guid)).toEqual([second.guid]);

@@ -3,6 +3,7 @@
  * expires after it, and the background sweeper persists the expiry with no read at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../../lib/clock.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { startStack } from '../../services/stack.js';
@@ -23,11 +24,13 @@ describe('expiry across a restart', () => {
   it('the restarted service\'s sweeper expires a reservation made before the restart; its stock is reservable again', async () => {
     const who: Who = { stack, token: (await signUpAndLogin(stack)).accessToken };
     const { guid } = await newTicket(who, { available_stock: 3 });
-    const reservation = (await reserve(who, guid, { amount: 3, ttl_seconds: 1 })).body;
+    // A ttl the restart cannot outlive on a slow machine; the restarted stack's clock is moved past it.
+    const reservation = (await reserve(who, guid, { amount: 3, ttl_seconds: 60 })).body;
     await stack.running.shutdown(2000);
 
-    // The same databases and secrets; a sweeper every 200 ms.
-    const restarted = await startStack(loadConfig({ ...stack.env, STOCK_SWEEP_INTERVAL_MS: '200' }), createLogger('restarted', 'silent'));
+    // The same databases and secrets; a sweeper every 200 ms, reading a clock the test moves.
+    const clock = new TestClock();
+    const restarted = await startStack(loadConfig({ ...stack.env, STOCK_SWEEP_INTERVAL_MS: '200' }), createLogger('restarted', 'silent'), { clock });
     const db = ticketDatabase(stack);
     try {
       const stored = async () => ({
@@ -35,7 +38,9 @@ describe('expiry across a restart', () => {
         state: (await db('reservations').where('guid', reservation.guid).first('state')).state as string,
       });
       expect(await stored()).toEqual({ reserved: 3, state: 'reserved' });
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(reservation.expires_at) - Date.now()) + 1500));
+      clock.advanceTo(Date.parse(reservation.expires_at) + 1500);
+      // The sweeper's next runs (every 200 ms of real time) find it due.
+      for (const until = Date.now() + 10_000; Date.now() < until && (await stored()).state !== 'expired'; ) await new Promise((resolve) => setTimeout(resolve, 50));
       // Nothing has read the ticket or the reservation since the restart: this is the sweeper's work.
       expect(await stored()).toEqual({ reserved: 0, state: 'expired' });
 

@@ -86,10 +86,11 @@ describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
     const { guid } = await newTicket(suite.who, { available_stock: 5, barcode_type: 'predefined' });
     const first = await reserveTicket(guid, 1);
     await grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: first.guid, barcodes: ['GATE-0001'] }, md());
-    const second = await reserveTicket(guid, 1, 1);
+    // A ttl the barcode_taken check cannot outlive on a slow machine; the stack's clock is moved past it.
+    const second = await reserveTicket(guid, 1, 60);
     const taken = await grpcFailure(grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: second.guid, barcodes: ['GATE-0001'] }, md()));
     expect([taken.code, taken.reason]).toEqual([status.ALREADY_EXISTS, 'barcode_taken']);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, second.expires_at!.getTime() - Date.now()) + 1000));
+    suite.stack.clock.advanceTo(second.expires_at!.getTime() + 1000);
     const expired = await grpcFailure(grpcCall(suite.client.confirmReservation.bind(suite.client), { guid: second.guid, barcodes: ['GATE-0002'] }, md()));
     expect([expired.code, expired.reason]).toEqual([status.FAILED_PRECONDITION, 'reservation_expired']);
     expect(await grpcCall(suite.client.getReservation.bind(suite.client), { guid: second.guid }, md())).toMatchObject({ state: ReservationState.RESERVATION_STATE_EXPIRED, barcodes: [] });
@@ -136,8 +137,8 @@ describe('ReservationService over gRPC', { timeout: 120_000 }, () => {
     await Promise.all(Array.from({ length: 120 }, (_, i) => buyer(i)));
     const first = await expectInvariant(suite.who, suite.db, guid);
     expect(first.sold).toBe(outcome.confirmed);
-    // a second wave while the 1-second reservations of the first expire
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // a second wave while the 1-second reservations of the first expire (the stack's clock moved past them)
+    suite.stack.clock.advance(1200);
     await Promise.all(Array.from({ length: 80 }, (_, i) => buyer(i + 1)));
     const second = await expectInvariant(suite.who, suite.db, guid);
     expect(second.sold).toBe(outcome.confirmed);

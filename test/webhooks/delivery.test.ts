@@ -72,7 +72,7 @@ describe('webhooks: every committed change, signed, with the REST object', () =>
     const released = (await api(account, 'POST', `/reservation/${(await api(account, 'POST', `/ticket/${ticket.guid}/reservations`, { amount: 1 })).body.guid}/release`, {})).body;
     const expiring = (await api(account, 'POST', `/ticket/${ticket.guid}/reservations`, { amount: 1, ttl_seconds: 1 })).body;
     const scan = (await api(account, 'POST', `/event/${event.guid}/scans`, { barcode: confirmed.barcodes[0] })).body;
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    stack.clock.advanceTo(Date.parse(expiring.expires_at) + 1000);
     const expired = (await api(account, 'GET', `/reservation/${expiring.guid}`)).body;
     expect(expired.state).toBe('expired');
     const ticketNow = (await api(account, 'GET', `/ticket/${ticket.guid}`)).body;
