@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock, TestClock } from '../lib/clock.js';
 import { formatTimestamp, parseTimestamp } from '../lib/time.js';
 
 const iso = (value: string) => parseTimestamp(value)?.toISOString();
@@ -118,4 +119,24 @@ describe('parseTimestamp: invalid timestamps are undefined, never rolled over', 
       expect(parseTimestamp(input)).toBeUndefined();
     });
   }
+});
+
+describe('the clocks of lib/clock.ts', () => {
+  it('the system clock is real time; a test clock is real time plus an offset that only grows', () => {
+    const before = Date.now();
+    expect(systemClock.now().getTime()).toBeGreaterThanOrEqual(before);
+    expect(systemClock.now().getTime()).toBeLessThanOrEqual(Date.now());
+    const clock = new TestClock();
+    expect(Math.abs(clock.now().getTime() - Date.now())).toBeLessThan(50);
+    clock.advance(60_000);
+    expect(clock.now().getTime() - Date.now()).toBeGreaterThanOrEqual(59_950);
+    clock.advanceTo(Date.now() + 120_000);
+    expect(clock.now().getTime() - Date.now()).toBeGreaterThanOrEqual(119_950);
+    // Never back: an earlier time leaves it where it is, a negative step is refused.
+    const at = clock.now().getTime();
+    clock.advanceTo('2001-01-01T00:00:00Z');
+    expect(clock.now().getTime()).toBeGreaterThanOrEqual(at);
+    expect(() => clock.advance(-1)).toThrow(/only moves forward/);
+    expect(() => clock.advanceTo('not a time')).toThrow(/not a time/);
+  });
 });
