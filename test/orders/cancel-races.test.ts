@@ -199,15 +199,14 @@ describe('a cancellation racing other moves of its tickets', { timeout: 120_000 
         const t1 = (await newTicket(suite.who, { available_stock: 10 }, event)).guid;
         const t2 = (await newTicket(suite.who, { available_stock: 10 }, event)).guid;
         const a = await soldOrder(event, [[t1, 4], [t2, 1]]);
-        const b = await createOrderRest(suite.who, event, { lines: [{ ticket_id: t2, amount: 2 }, { ticket_id: t1, amount: 6 }], ttl_seconds: 1 });
+        const b = await createOrderRest(suite.who, event, { lines: [{ ticket_id: t2, amount: 2 }, { ticket_id: t1, amount: 6 }], ttl_seconds: 60 });
         expect(b.status, b.text).toBe(201);
         expect(await readTicket(suite.who, t1)).toMatchObject({ sold_count: 4, reserved_count: 6 });
         return { t1, t2, a, b: b.body };
       }),
     );
-    // Wait (polling the clock) until every order B is past its expires_at, which REST gives truncated to the second; nothing has settled it yet.
-    const due = Math.max(...setups.map((s) => Date.parse(s.b.expires_at))) + 1000;
-    while (Date.now() <= due) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Move the stack's clock past every order B's expires_at (REST gives it truncated to the second); nothing has settled it yet.
+    suite.stack.clock.advanceTo(Math.max(...setups.map((s) => Date.parse(s.b.expires_at))) + 1000);
     const raced = await Promise.all(
       setups.map((s) =>
         Promise.all([
