@@ -128,6 +128,32 @@ export function unitPrice(ticket: TicketPricing, currency: string, unitDiscount 
   return { unit_price, unit_discount: unitDiscount, unit_service_costs, unit_total, vat_percentage: ticket.vat_percentage, unit_vat };
 }
 
+/** A coupon's discount: its type and value as stored (a decimal string: a percentage, or an amount of the currency). */
+export interface Discount {
+  type: 'percentage' | 'fixed' | 'price' | 'none';
+  value: string | null;
+}
+
+/**
+ * The discount on one unit of `unitPrice` minor units: percentage round(unit_price x value /
+ * 100); fixed min(value, unit_price); price (the unit costs value) max(0, unit_price - value);
+ * none 0. Never more than the unit price, never below 0.
+ */
+export function unitDiscount(discount: Discount, unitPrice: bigint, currency: string): bigint {
+  if (discount.type === 'none' || discount.value === null) return 0n;
+  if (discount.type === 'percentage') return roundHalfAway(unitPrice * toHundredths(discount.value), 10_000n);
+  const value = toMinor(discount.value, currency);
+  if (value === undefined) throw new Error(`a coupon value of ${discount.value} has more digits than ${currency}`);
+  if (discount.type === 'fixed') return value < unitPrice ? value : unitPrice;
+  return unitPrice > value ? unitPrice - value : 0n;
+}
+
+/** The price of one unit of a ticket with a coupon's discount (none: 0) applied before its service costs. */
+export function discountedUnitPrice(ticket: TicketPricing, currency: string, discount: Discount | null): UnitPrice {
+  const full = unitPrice(ticket, currency);
+  return discount ? unitPrice(ticket, currency, unitDiscount(discount, full.unit_price, currency)) : full;
+}
+
 /** A line of `amount` units: every unit value times the amount (never rounded again). */
 export function linePrice(unit: UnitPrice, amount: number): LinePrice {
   const n = BigInt(amount);

@@ -137,6 +137,12 @@ export const ORDER_CREATE_FIELDS = {
   ttl_seconds: RESERVE_FIELDS.ttl_seconds,
   channel: { ...ORDER_FIELDS.channel, role: 'writable', default: 'online' },
   expected_total: EXPECTED_TOTAL,
+  coupon_code: {
+    ...ORDER_FIELDS.coupon_code,
+    role: 'writable',
+    example: 'MEMBERS-2026',
+    description: 'A coupon code of the event, matched ignoring case: its discount on the lines it applies to (at most its applies_to_count units, whole lines in line order), and the hidden tickets it names. One use of the code is held while the order is reserved, pending or confirmed.',
+  },
 } as const satisfies Record<string, FieldDef>;
 
 export const ORDER_CONFIRM_FIELDS = {

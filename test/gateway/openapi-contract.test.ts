@@ -50,7 +50,8 @@ const RULES_IN_WORDS: Record<string, Record<string, string>> = {
   createOrder: {
     lines: 'each ticket at most once, at most 1,000 units in all, a ticket that is sold alone (combines_products false) only on its own (the stored tickets)',
     'lines[].ticket_id': 'a live ticket of this event (the stored objects)',
-    'lines[].amount': 'from the ticket\'s min to max orderable amount per order, a multiple of its increment (the stored ticket)',
+    'lines[].amount': 'from the ticket\'s min to max orderable amount per order, a multiple of its increment (the stored ticket); a coupon discounts whole lines only (the stored code)',
+    coupon_code: 'a code of this event\'s coupons that applies to a line (the stored codes)',
   },
   confirmOrder: {
     'lines[].ticket_id': 'a ticket of one of the order\'s lines (the stored order)',

@@ -23,7 +23,7 @@ import { storedGuid } from '../access/request-guid.js';
 import { notInEnum } from '../common/field-checks.js';
 import { decodePageToken, encodePageToken, pageSize } from '../common/paging.js';
 import { moveRequest, type IdempotentCreation } from '../idempotency/idempotent-creation.js';
-import { currencyDigits, fromMinor, toMinor, unitPrice } from '../../../lib/money.js';
+import { currencyDigits, discountedUnitPrice, fromMinor, toMinor } from '../../../lib/money.js';
 import { orderMessage, orderTotal } from '../stock/sale-messages.js';
 import { newLine, type LineRecord, type OrderRecord, type OrderSale, type StockTicket } from '../stock/sale.js';
 import { barcodeCancelled, lineRefusal, type IssuedCodes, type StockDraft } from '../stock/stock-draft.js';
@@ -32,6 +32,7 @@ import { retryingDeadlocks } from '../store/deadlocks.js';
 import type { OrderStore } from '../store/order-store.js';
 import type { SaleMoves } from './sale-moves.js';
 import { cancelSale, checkCancelRequest } from './cancellation-rules.js';
+import { couponCodeKey, couponDiscounts, refuseHidden, refuseOutsideWindow } from './coupon-rules.js';
 import { checkHolder, checkHolders, holderChangeRefusal, sameHolder } from './holder-rules.js';
 import type { ReservationService } from './reservation-service.js';
 import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
@@ -121,7 +122,7 @@ export class OrderService {
       throw RpcError.invalidArgument([{ field: 'lines', description: `must hold ${ORDER_LINES.min} to ${ORDER_LINES.max} lines` }]);
     }
     const ttl = checkMoveField('ttl_seconds', ORDER_CREATE_FIELDS.ttl_seconds, request.ttl_seconds);
-    const violations: FieldViolation[] = [...ttl.violations];
+    const violations: FieldViolation[] = [...ttl.violations, ...checkMoveField('coupon_code', ORDER_CREATE_FIELDS.coupon_code, request.coupon_code).violations];
     const channel = request.channel === undefined ? ORDER_CREATE_FIELDS.channel.default : (fromMessageField(ORDER_CREATE_FIELDS.channel, request.channel) as OrderChannel | null);
     if (!channel) violations.push({ field: 'channel', description: notInEnum(ORDER_CREATE_FIELDS.channel.kind.values) });
     const seen = new Set<string>();
@@ -150,6 +151,7 @@ export class OrderService {
       }
       const now = this.clock.now();
       const guid = newGuid();
+      const couponKey = request.coupon_code === undefined ? undefined : couponCodeKey(request.coupon_code);
       let order: OrderRecord | undefined;
       const plan = (draft: StockDraft) => {
         const lineTickets = ticketGuids.map((ticketGuid, i) => {
@@ -164,20 +166,29 @@ export class OrderService {
         if (alone && lineTickets.length > 1) {
           throw RpcError.invalidArgument([{ field: 'lines', description: `must hold only the ticket ${alone.guid}: it is sold alone (combines_products is false)` }]);
         }
-        const violations = lineTickets.flatMap((ticket, i) => checkAmount(request.lines[i]!.amount, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
+        const amounts = request.lines.map((l) => l.amount);
+        const violations = lineTickets.flatMap((ticket, i) => checkAmount(amounts[i]!, ticket).map((v) => ({ ...v, field: line(i, v.field) })));
         if (violations.length) throw RpcError.invalidArgument(violations);
-        // The money is fixed now, from the tickets and the event's currency as the locks found them.
+        const code = couponKey === undefined ? null : (draft.couponCode(event.guid, couponKey) ?? null);
+        const discounts = couponKey === undefined ? lineTickets.map(() => null) : couponDiscounts(code ?? undefined, event, lineTickets, amounts);
+        // The money is fixed now, from the tickets, the coupon and the event's currency as the locks found them.
         const currency = draft.currency(lineTickets[0]!);
-        const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, request.lines[i]!.amount, ttl, now, guid, unitPrice(ticket, currency)));
-        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, currency, coupon_code: null, lines, cancellations: [] } };
+        const lines = lineTickets.map((ticket, i) => newLine(newGuid(), ticket, amounts[i]!, ttl, now, guid, discountedUnitPrice(ticket, currency, discounts[i]!)));
+        const coupon = { coupon_code: code?.code ?? null, coupon_code_id: code?.id ?? null };
+        const sale: OrderSale = { kind: 'order', order: { guid, company_id: event.company_id, event_id: event.guid, channel, created_at: now, currency, ...coupon, lines, cancellations: [] } };
         refuseUnexpectedTotal(request.expected_total, sale.order);
         for (const [i, ticket] of lineTickets.entries()) {
           try {
+            refuseHidden(code, ticket);
             refuseUnlessOnSale(ticket, now);
             if (channel === 'box_office' && !ticket.available_in_cashr) throw stockConflict('not_on_sale', 'The ticket is not sold at the box office (available_in_cashr is false).');
           } catch (err) {
             throw lineRefusal(sale, i, err);
           }
+        }
+        if (code) {
+          refuseOutsideWindow(code, now);
+          draft.takeCouponUse(code);
         }
         draft.create(sale);
         order = sale.order;
@@ -189,7 +200,7 @@ export class OrderService {
         commit: (remembered?: () => Record<string, unknown>) =>
           this.engine.run({
             tickets: ticketGuids,
-            reads: { currencies: true },
+            reads: { currencies: true, coupons: couponKey === undefined ? [] : [{ event: event.guid, key: couponKey }] },
             takesStock: true,
             plan: (draft) => {
               plan(draft);

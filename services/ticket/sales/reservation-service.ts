@@ -31,6 +31,7 @@ import type { StockEngine } from '../stock/stock-engine.js';
 import type { IssuedCodes, StockDraft } from '../stock/stock-draft.js';
 import { newLine, type LineRecord, type ReservationRecord, type ReservationSale, type StockTicket } from '../stock/sale.js';
 import { cancelSale, checkCancelRequest } from './cancellation-rules.js';
+import { refuseHidden } from './coupon-rules.js';
 import { ReservationHomes, TicketHomes, type ReservationHome } from './reservation-homes.js';
 import { refuseUnlessOnSale, retryingBarcodeCollisions, stateFilter } from './sale-rules.js';
 import type { SaleMoves } from './sale-moves.js';
@@ -117,6 +118,8 @@ export class ReservationService {
         if (!ticket) throw notFound('Ticket', request.ticket_id);
         const violations = [...checkAmount(request.amount, ticket), ...ttl.violations];
         if (violations.length) throw RpcError.invalidArgument(violations);
+        // A reservation carries no coupon: a ticket sold only with one is never reserved alone.
+        refuseHidden(null, ticket);
         refuseUnlessOnSale(ticket, now);
         record = newLine(guid, ticket, request.amount, ttl.value, now, null);
         draft.create({ kind: 'reservation', line: record });

@@ -2,7 +2,7 @@ import type { Holder } from '../../../lib/fields/holder.js';
 import type { ValuesOf } from '../../../lib/fields/kinds.js';
 import type { OrderChannel } from '../../../lib/fields/order.js';
 import type { RESERVATION_FIELDS } from '../../../lib/fields/reservation.js';
-import type { UnitPrice } from '../../../lib/money.js';
+import type { Discount, UnitPrice } from '../../../lib/money.js';
 import type { TicketRecord } from '../catalogue/ticket-fields.js';
 
 /**
@@ -58,6 +58,30 @@ export interface OrderRow {
   /** The event's currency when the order was made. */
   currency: string;
   coupon_code: string | null;
+  /** The code row the order took a use of (null: none), given back when it is released, expires or is cancelled whole. */
+  coupon_code_id: number | null;
+}
+
+/** A coupon code as an order reads it under its tickets' locks, with its coupon (docs/coupons.md). */
+export interface CouponCodeRecord {
+  id: number;
+  code: string;
+  /** Null: no limit. */
+  usage_count: number | null;
+  /** Units of one order it discounts; null: all. */
+  applies_to_count: number | null;
+  used_count: number;
+  coupon: {
+    guid: string;
+    company_id: string;
+    event_id: string;
+    deleted: boolean;
+    discount: Discount;
+    /** Null: every ticket of the event but those hidden without a coupon. */
+    ticket_ids: string[] | null;
+    valid_from: Date | null;
+    valid_until: Date | null;
+  };
 }
 
 /** An order with its lines, in the order given, and its cancellations, oldest first. */

@@ -3,13 +3,13 @@ import { MAX_UNITS_PER_ORDER, type ReservationState } from '../../../lib/fields/
 import { remainingStock } from '../../../lib/fields/ticket.js';
 import { RpcError } from '../../../lib/grpc/errors.js';
 import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
-import { counterDelta, MOVES, refusalFrom, type CounterDelta, type MoveName } from '../../../lib/stock-moves.js';
+import { counterDelta, HELD_IN, MOVES, refusalFrom, type CounterDelta, type MoveName } from '../../../lib/stock-moves.js';
 import { formatTimestamp } from '../../../lib/time.js';
 import type { Change } from '../store/outbox-store.js';
 import type { BarcodeRow } from '../store/stock-store.js';
 import { holderChange, saleChange, scanChange } from './sale-changes.js';
 import type { ScanValues } from './sale-messages.js';
-import { linesOf, withLines, type CancellationRecord, type LineRecord, type OrderRecord, type OrderSale, type ReservationSale, type Sale, type StockTicket } from './sale.js';
+import { linesOf, withLines, type CancellationRecord, type CouponCodeRecord, type LineRecord, type OrderRecord, type OrderSale, type ReservationSale, type Sale, type StockTicket } from './sale.js';
 
 type Row = Record<string, unknown>;
 
@@ -26,6 +26,10 @@ export interface StockState {
   currency(eventGuid: string): string | undefined;
   /** Whether a code is in use within the event (read for the codes the moves sent, and those issued since). */
   codeTaken(eventGuid: string, code: string): boolean;
+  /** A coupon code of an event by its key, as read after the locks (undefined: none). */
+  couponCode(eventGuid: string, codeKey: string): CouponCodeRecord | undefined;
+  /** Uses of a coupon code the moves accepted before took (or gave back) since it was read. */
+  couponUsesMoved(codeId: number): number;
 }
 
 /** A line's change of state (expires_at: undefined leaves it as it is). */
@@ -106,6 +110,8 @@ export class StockDraft {
   readonly cancelled: CancelledCodes[] = [];
   /** Places gone with a cancellation without return_stock, per ticket. */
   readonly placesGone: Array<{ ticket: string; units: number }> = [];
+  /** Uses of coupon codes taken (+1) or given back (-1). */
+  readonly couponUses: Array<{ codeId: number; by: number }> = [];
   readonly touched: string[] = [];
   readonly sales: Sale[] = [];
   readonly changes: Change[] = [];
@@ -202,9 +208,28 @@ export class StockDraft {
       return { ...next, barcodes: [...next.barcodes, ...issued.barcodes].slice(0, MAX_UNITS_PER_ORDER), holders: [...next.holders, ...holders].slice(0, MAX_UNITS_PER_ORDER) };
     });
     const after = withLines(sale, moved);
+    this.giveCouponUseBack(sale, lines[0]!.state, to);
     this.changes.push(saleChange(after, name));
     this.sales.push(after);
     return after;
+  }
+
+  /** A coupon code of an event by the key the buyer's text has, read under the lock. */
+  couponCode(eventGuid: string, codeKey: string): CouponCodeRecord | undefined {
+    return this.state.couponCode(eventGuid, codeKey);
+  }
+
+  /** Takes one use of a coupon code for a new order: never more than its usage_count (409 coupon_exhausted). */
+  takeCouponUse(code: CouponCodeRecord): void {
+    const used = code.used_count + this.state.couponUsesMoved(code.id) + this.couponUses.filter((u) => u.codeId === code.id).reduce((sum, u) => sum + u.by, 0);
+    if (code.usage_count !== null && used >= code.usage_count) throw stockConflict('coupon_exhausted');
+    this.couponUses.push({ codeId: code.id, by: 1 });
+  }
+
+  /** An order holds its code's use while it holds stock or is sold (reserved, pending, confirmed): leaving those gives it back. */
+  private giveCouponUseBack(sale: Sale, from: ReservationState, to: ReservationState): void {
+    if (sale.kind !== 'order' || sale.order.coupon_code_id === null) return;
+    if (HELD_IN[from] !== null && HELD_IN[to] === null) this.couponUses.push({ codeId: sale.order.coupon_code_id, by: -1 });
   }
 
   /**
@@ -239,6 +264,7 @@ export class StockDraft {
       this.touched.push(line.guid);
     }
     const whole = after.every((line) => line.cancelled_amount === line.amount);
+    if (whole) this.giveCouponUseBack(sale, lines[0]!.state, MOVES.cancel.to);
     const moved = after.map((line) => {
       if (!whole) return line;
       this.states.push({ guid: line.guid, from: line.state, to: MOVES.cancel.to, expiresAt: undefined });

@@ -182,6 +182,7 @@ export class StockEngine {
       barcodes: moves.flatMap((queued) => queued.move.reads?.barcodes ?? []),
       codes: moves.flatMap((queued) => queued.move.reads?.codes ?? []),
       currencies: moves.some((queued) => queued.move.reads?.currencies),
+      coupons: moves.flatMap((queued) => queued.move.reads?.coupons ?? []),
     };
     const view = await StockView.open(trx, tickets, reads, this.clock.now());
     const outcomes = moves.map((queued): Outcome => {

@@ -16,6 +16,8 @@ import {
   cancellationRow,
   markCancelled,
   markScanned,
+  moveCouponUses,
+  readCouponCode,
   orderRow,
   readBarcodes,
   readLines,
@@ -28,9 +30,9 @@ import {
   type BatchTable,
 } from '../store/stock-store.js';
 import { changedMeanwhile } from '../common/write-conflicts.js';
-import { insufficientStock } from '../../../lib/stock-conflicts.js';
+import { insufficientStock, stockConflict } from '../../../lib/stock-conflicts.js';
 import { StockDraft, type StateChange, type StockState } from './stock-draft.js';
-import type { LineRecord, OrderRecord, Sale, StockTicket } from './sale.js';
+import type { CouponCodeRecord, LineRecord, OrderRecord, Sale, StockTicket } from './sale.js';
 import { linesOf } from './sale.js';
 
 type Row = Record<string, unknown>;
@@ -46,6 +48,8 @@ export interface StockReads {
   codes?: readonly string[];
   /** The currency of the tickets' events (a move that prices a sale). */
   currencies?: boolean;
+  /** Coupon codes a new order names: its event and the code's key. */
+  coupons?: ReadonlyArray<{ event: string; key: string }>;
 }
 
 interface TicketChange {
@@ -73,6 +77,12 @@ export class StockView implements StockState {
   private readonly codes = new Set<string>();
   /** The currency of each locked ticket's event, read after the locks (a currency change locks the event's tickets too). */
   private readonly currencies = new Map<string, string>();
+  /** Coupon codes read, by `event guid + NUL + key` (null: none such). */
+  private readonly coupons = new Map<string, CouponCodeRecord | null>();
+  /** Per coupon code, the uses the accepted moves took (+) or gave back (-), written by flush. */
+  private couponUses = new Map<number, number>();
+  /** The same, since the code was read (not reset by flush: the read is not repeated). */
+  private readonly couponUsesSinceRead = new Map<number, number>();
   expired = 0;
 
   private ticketChanges = new Map<string, TicketChange>();
@@ -144,6 +154,8 @@ export class StockView implements StockState {
   }
 
   private async read(reads: StockReads): Promise<void> {
+    // What the expiries of the open took or gave back is written already: the codes read now include it.
+    this.couponUsesSinceRead.clear();
     const fresh = (guids: readonly string[] | undefined, known: Map<string, unknown>) => [...new Set(guids ?? [])].filter((guid) => !known.has(guid));
     for (const line of await readLines(this.trx, fresh(reads.reservations, this.lines))) this.lines.set(line.guid, line);
     for (const order of await readOrders(this.trx, fresh(reads.orders, this.orders))) this.remember({ kind: 'order', order });
@@ -151,6 +163,18 @@ export class StockView implements StockState {
     const events = [...new Set([...this.tickets.values()].map((ticket) => ticket.event_id))];
     if (reads.currencies) for (const [event, currency] of await currenciesOf(this.trx, events)) this.currencies.set(event, currency);
     for (const taken of await codesInUse(this.trx, events, [...new Set(reads.codes ?? [])])) this.codes.add(codeKey(taken.event_id, taken.barcode));
+    for (const { event, key } of reads.coupons ?? []) {
+      const id = codeKey(event, key);
+      if (!this.coupons.has(id)) this.coupons.set(id, (await readCouponCode(this.trx, event, key)) ?? null);
+    }
+  }
+
+  couponCode(eventGuid: string, key: string): CouponCodeRecord | undefined {
+    return this.coupons.get(codeKey(eventGuid, key)) ?? undefined;
+  }
+
+  couponUsesMoved(codeId: number): number {
+    return this.couponUsesSinceRead.get(codeId) ?? 0;
   }
 
   currency(eventGuid: string): string | undefined {
@@ -216,6 +240,10 @@ export class StockView implements StockState {
     this.scans.push(...draft.scans);
     this.holders.push(...draft.holders);
     this.cancelled.push(...draft.cancelled);
+    for (const { codeId, by } of draft.couponUses) {
+      this.couponUses.set(codeId, (this.couponUses.get(codeId) ?? 0) + by);
+      this.couponUsesSinceRead.set(codeId, (this.couponUsesSinceRead.get(codeId) ?? 0) + by);
+    }
     for (const guid of draft.touched) this.touched.add(guid);
     for (const sale of draft.sales) this.remember(sale);
     this.changes.push(...draft.changes);
@@ -247,6 +275,8 @@ export class StockView implements StockState {
       const guids = changes.map((change) => change.guid);
       if ((await changeStates(trx, guids, from, to, expiresAt, this.now)) !== guids.length) throw changedMeanwhile('reservation');
     }
+    // A use taken is guarded by the database too: never more than the code's usage_count, whatever another transaction took meanwhile.
+    for (const [codeId, by] of this.couponUses) if (by !== 0 && !(await moveCouponUses(trx, codeId, by))) throw stockConflict('coupon_exhausted');
     const rows = new Map(this.inserts);
     if (this.changes.length > 0) rows.set('webhook_events', [...(rows.get('webhook_events') ?? []), ...outboxRows(this.changes, new Date())]);
     for (const table of INSERT_ORDER) await insertRows(trx, table, rows.get(table) ?? []);
@@ -264,6 +294,7 @@ export class StockView implements StockState {
     this.scans = [];
     this.holders = [];
     this.cancelled = [];
+    this.couponUses = new Map();
     this.touched = new Set();
     this.changes = [];
   }

@@ -7,7 +7,7 @@ import { rowFromValues, valuesFromRow } from '../../../lib/fields/rows.js';
 import { canonicalDecimal } from '../../../lib/fields/decimal.js';
 import type { UnitPrice } from '../../../lib/money.js';
 import type { Counter, CounterDelta } from '../../../lib/stock-moves.js';
-import type { BarcodeState, CancellationRecord, LineRecord, OrderRecord, OrderRow, ReservationRecord, StockTicket } from '../stock/sale.js';
+import type { BarcodeState, CancellationRecord, CouponCodeRecord, LineRecord, OrderRecord, OrderRow, ReservationRecord, StockTicket } from '../stock/sale.js';
 import { dbTime } from './sql.js';
 import { toRecord as toStockTicket } from './ticket-store.js';
 
@@ -67,6 +67,7 @@ export const orderRow = (order: OrderRow): Raw => ({
   created_at: dbTime(order.created_at),
   currency: order.currency,
   coupon_code: order.coupon_code,
+  coupon_code_id: order.coupon_code_id,
 });
 
 export function toOrder(row: Raw, lines: LineRecord[], cancellations: CancellationRecord[] = []): OrderRecord {
@@ -78,6 +79,7 @@ export function toOrder(row: Raw, lines: LineRecord[], cancellations: Cancellati
     created_at: fromDbTime(row.created_at as string)!,
     currency: row.currency as string,
     coupon_code: (row.coupon_code as string | null | undefined) ?? null,
+    coupon_code_id: row.coupon_code_id == null ? null : Number(row.coupon_code_id),
     lines,
     cancellations,
   };
@@ -254,6 +256,65 @@ export async function currenciesOf(db: Knex, eventGuids: readonly string[]): Pro
   if (eventGuids.length === 0) return new Map();
   const rows = (await db('events').whereIn('guid', [...eventGuids]).select('guid', 'currency')) as Array<{ guid: string; currency: string }>;
   return new Map(rows.map((row) => [row.guid, row.currency]));
+}
+
+/** A coupon code of an event by its key (the code in lower case), with its coupon; undefined when there is none. */
+export async function readCouponCode(db: Knex, eventGuid: string, codeKey: string): Promise<CouponCodeRecord | undefined> {
+  const row = (await db('coupon_codes')
+    .join('coupons', 'coupons.guid', 'coupon_codes.coupon_id')
+    .where('coupon_codes.event_id', eventGuid)
+    .where('coupon_codes.code_key', codeKey)
+    .first(
+      'coupon_codes.id',
+      'coupon_codes.code',
+      'coupon_codes.usage_count',
+      'coupon_codes.applies_to_count',
+      'coupon_codes.used_count',
+      'coupons.guid as coupon_guid',
+      'coupons.company_id',
+      'coupons.event_id',
+      'coupons.deleted_at',
+      'coupons.discount_type',
+      'coupons.value',
+      'coupons.ticket_ids',
+      'coupons.valid_from',
+      'coupons.valid_until',
+    )) as Raw | undefined;
+  if (!row) return undefined;
+  const count = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    id: Number(row.id),
+    code: row.code as string,
+    usage_count: count(row.usage_count),
+    applies_to_count: count(row.applies_to_count),
+    used_count: Number(row.used_count),
+    coupon: {
+      guid: row.coupon_guid as string,
+      company_id: row.company_id as string,
+      event_id: row.event_id as string,
+      deleted: row.deleted_at != null,
+      discount: { type: row.discount_type as CouponCodeRecord['coupon']['discount']['type'], value: row.value == null ? null : canonicalDecimal(row.value as string | number) },
+      ticket_ids: row.ticket_ids == null ? null : (JSON.parse(row.ticket_ids as string) as string[]),
+      valid_from: fromDbTime(row.valid_from as string | null) ?? null,
+      valid_until: fromDbTime(row.valid_until as string | null) ?? null,
+    },
+  };
+}
+
+/**
+ * Takes (`by` > 0) or gives back (`by` < 0) uses of a coupon code, guarded by the database:
+ * never more than its usage_count, never below 0. Whether it was taken (a give-back always is).
+ */
+export async function moveCouponUses(trx: Knex, codeId: number, by: number): Promise<boolean> {
+  if (by < 0) {
+    await trx('coupon_codes').where('id', codeId).update({ used_count: trx.raw('CASE WHEN used_count > ? THEN used_count - ? ELSE 0 END', [-by, -by]) });
+    return true;
+  }
+  const taken = await trx('coupon_codes')
+    .where('id', codeId)
+    .where((q) => q.whereNull('usage_count').orWhereRaw('used_count + ? <= usage_count', [by]))
+    .update({ used_count: trx.raw('used_count + ?', [by]) });
+  return taken === 1;
 }
 
 /** Of these codes, those in use within these events. */

@@ -188,7 +188,15 @@ export interface CreateOrderRequest {
    * The total the buyer was shown (a decimal string); a different totals.total is refused
    * FAILED_PRECONDITION price_changed, nothing taken.
    */
-  expected_total?: string | undefined;
+  expected_total?:
+    | string
+    | undefined;
+  /**
+   * A coupon code of the event (matched ignoring case): its discount, and the hidden tickets it
+   * names. Unknown, deleted or for none of the lines: INVALID_ARGUMENT `coupon_code`; outside
+   * its window FAILED_PRECONDITION coupon_not_valid; used up coupon_exhausted.
+   */
+  coupon_code?: string | undefined;
 }
 
 export interface GetOrderRequest {
@@ -1657,6 +1665,7 @@ function createBaseCreateOrderRequest(): CreateOrderRequest {
     channel: undefined,
     request_id: "",
     expected_total: undefined,
+    coupon_code: undefined,
   };
 }
 
@@ -1679,6 +1688,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     }
     if (message.expected_total !== undefined) {
       writer.uint32(50).string(message.expected_total);
+    }
+    if (message.coupon_code !== undefined) {
+      writer.uint32(58).string(message.coupon_code);
     }
     return writer;
   },
@@ -1744,6 +1756,14 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
             message.expected_total = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.coupon_code = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1780,6 +1800,11 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
         : isSet(object.expected_total)
         ? globalThis.String(object.expected_total)
         : undefined,
+      coupon_code: isSet(object.couponCode)
+        ? globalThis.String(object.couponCode)
+        : isSet(object.coupon_code)
+        ? globalThis.String(object.coupon_code)
+        : undefined,
     };
   },
 
@@ -1803,6 +1828,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     if (message.expected_total !== undefined) {
       obj.expectedTotal = message.expected_total;
     }
+    if (message.coupon_code !== undefined) {
+      obj.couponCode = message.coupon_code;
+    }
     return obj;
   },
 
@@ -1817,6 +1845,7 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     message.channel = object.channel ?? undefined;
     message.request_id = object.request_id ?? "";
     message.expected_total = object.expected_total ?? undefined;
+    message.coupon_code = object.coupon_code ?? undefined;
     return message;
   },
 };
