@@ -189,7 +189,8 @@ describe(`requests generated from /openapi.json (CONTRACT_SEED=${SEED})`, () => 
       });
       // Every operation is tried; each failure is reported with its shrunk request.
       const result = await fc.check(property, { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false });
-      if (result.failed) failures.push(String((result.errorInstance as Error | undefined)?.message ?? result.counterexample));
+      // The operation is named too: a failure without an error of its own (a run cut short) says no more than "null".
+      if (result.failed) failures.push(`${op.method.toUpperCase()} ${op.template}: ${String((result.errorInstance as Error | undefined)?.message ?? result.errorInstance ?? result.counterexample)}`);
     }
     console.info(`openapi contract: ${sent} requests over ${all.length} operations (CONTRACT_SEED=${SEED})`);
     expect(failures).toEqual([]);
