@@ -17,6 +17,7 @@ import { rateLimits } from './rate-limits.js';
 import { requestLog } from './request-log.js';
 import { methodNotAllowed } from './request-input.js';
 import type { RateLimitStore } from '../lib/rate-limit/redis-store.js';
+import { CouponTries } from './coupon-tries.js';
 import { authRoutes, sendOAuthRequestError, tokenEndpoint } from './routes/auth.js';
 import { eventRoutes } from './routes/events.js';
 import { orderRoutes } from './routes/orders.js';
@@ -92,7 +93,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
   const admitSale = admitNewSales(loopLag, config.SHED_NEW_SALES_LAG_MS);
-  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call, admitSale), orderRoutes(clients, call, admitSale), webhookRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call, admitSale), orderRoutes(clients, call, admitSale, new CouponTries(rateLimitStore)), webhookRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 

@@ -98,7 +98,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
  * whoever saw a token of that session knows (a random GUID). Anything else is counted by its
  * own text. Hashed either way, so no token or session id is ever a Redis key (nor logged).
  */
-function tokenKey(req: Request): string | undefined {
+export function tokenKey(req: Request): string | undefined {
   const token = bearerTokenOf(req.get('authorization'));
   if (!token) return undefined;
   const session = claimedSessionId(token);

@@ -16,6 +16,7 @@ import { idempotencyKey, MAX_LIMIT, methodNotAllowed } from '../request-input.js
 import { listRoute, param } from '../resource-routes.js';
 import { stateFilter } from '../state-filter.js';
 import { saleMoveRoutes } from './sale-moves.js';
+import { CouponTries } from '../coupon-tries.js';
 
 const orderJson = (order: Order) => resourceJson(ORDER_FIELDS, order);
 
@@ -43,7 +44,7 @@ function orderMoveBody(move: SaleMove, req: Request, res: Response): Record<stri
 const isOrderBody = (move: SaleMove): move is SaleMove & keyof typeof ORDER_BODIES => Object.hasOwn(ORDER_BODIES, move);
 
 /** REST face of OrderService (PRODUCT.md 12, docs/orders.md); `admitSale` may refuse a new order when the gateway is overloaded. */
-export function orderRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler): Router {
+export function orderRoutes(clients: BackendClients, call: Caller, admitSale: RequestHandler, couponTries: CouponTries = new CouponTries()): Router {
   const router = Router();
   const backend = orderBackend(clients.orders, call);
 
@@ -51,7 +52,8 @@ export function orderRoutes(clients: BackendClients, call: Caller, admitSale: Re
     const requestId = idempotencyKey(req);
     const body = orderBody(req, res, 'create');
     const lines = body.lines.map((line) => ({ ticket_id: '', amount: 0, ...line }) as NewOrderLine);
-    const order = await backend.create(req, { ...body.fields, lines, event_id: param(req, 'guid'), request_id: requestId });
+    const create = () => backend.create(req, { ...body.fields, lines, event_id: param(req, 'guid'), request_id: requestId });
+    const order = await couponTries.send(req, typeof body.fields.coupon_code === 'string', create);
     res.status(201).location(`/order/${order.guid}`).json(orderJson(order));
   });
   const page = async (req: Request, limit: number, cursor: string) => {

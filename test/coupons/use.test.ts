@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { toDbTime } from '../../lib/db.js';
 import { readTicket } from '../support/api.js';
-import type { JsonResponse } from '../support/http.js';
+import { signUpAndLogin, type JsonResponse } from '../support/http.js';
+import { WRONG_CODES_PER_TOKEN } from '../../gateway/coupon-tries.js';
 import { expectConflict, expectInvariant, newEvent, newTicket, reserve, restPatiently } from '../support/stock.js';
 import { createOrderRest, orderMoveRest, orderSuiteOfFile } from '../orders/helpers.js';
 
@@ -29,7 +30,10 @@ interface CouponFixture {
 }
 
 /** A coupon of `event` with one code, stored as the catalogue stores them; the code. */
-async function coupon(event: string, fixture: CouponFixture = {}): Promise<string> {
+const coupon = (event: string, fixture: CouponFixture = {}): Promise<string> => couponOf(event, fixture);
+
+/** The same for an event of any company (the company is the event's). */
+async function couponOf(event: string, fixture: CouponFixture = {}): Promise<string> {
   const { company_id } = (await suite.db('events').where('guid', event).first('company_id')) as { company_id: string };
   const guid = randomUUID();
   const now = toDbTime(new Date());
@@ -159,6 +163,26 @@ describe('refusals', { timeout: 90_000 }, () => {
     expectConflict(await order(event, [[ticket, 1]], { coupon_code: once }), 'coupon_exhausted');
     expect(await readTicket(suite.who, ticket)).toMatchObject({ reserved_count: 1 });
     expect(await usedCount(once)).toBe(1);
+  });
+});
+
+describe('guessing', { timeout: 90_000 }, () => {
+  it(`wrong codes count per access token: after ${WRONG_CODES_PER_TOKEN}, its orders with a code are 429 + Retry-After, a right code too; orders without one and other tokens go on`, async () => {
+    const event = await newEvent(suite.who);
+    const ticket = (await newTicket(suite.who, PRICED, event)).guid;
+    const right = await coupon(event, { usage_count: null });
+    const guesser = { stack: suite.stack, token: (await signUpAndLogin(suite.stack)).accessToken };
+    // The guesser's own company cannot see the event: give it one of its own with the same code.
+    const own = await newEvent(guesser);
+    const ownTicket = (await newTicket(guesser, PRICED, own)).guid;
+    const ownCode = await couponOf(own, { usage_count: null, code: right });
+    const guess = (code: string) => createOrderRest(guesser, own, { lines: [{ ticket_id: ownTicket, amount: 1 }], coupon_code: code });
+    for (let i = 0; i < WRONG_CODES_PER_TOKEN; i++) expect(fields(await guess(`WRONG-${i}-${randomUUID().slice(0, 4)}`))).toEqual(['coupon_code']);
+    const refused = await guess(ownCode);
+    expect(refused.status, refused.text).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await createOrderRest(guesser, own, { lines: [{ ticket_id: ownTicket, amount: 1 }] })).status).toBe(201);
+    expect((await order(event, [[ticket, 1]], { coupon_code: right })).status).toBe(201);
   });
 });
 
