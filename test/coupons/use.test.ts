@@ -259,6 +259,27 @@ describe('never more uses than usage_count', { timeout: 180_000 }, () => {
   });
 });
 
+describe('expiries racing new orders', { timeout: 120_000 }, () => {
+  it('the uses of expired orders come back as the new orders settle them: never more than the limit, the count the live holders', async () => {
+    const event = await newEvent(suite.who);
+    const tickets = await Promise.all([1, 2].map(async () => (await newTicket(suite.who, { ...PRICED, available_stock: 500 }, event)).guid));
+    const code = await coupon(event, { usage_count: 4, applies_to_count: null });
+    const held = await Promise.all([0, 1, 2, 3].map((i) => order(event, [[tickets[i % 2]!, 1]], { coupon_code: code, ttl_seconds: 60 })));
+    for (const res of held) expect(res.status, res.text).toBe(201);
+    suite.stack.clock.advanceTo(Math.max(...held.map((res) => Date.parse(res.body.expires_at))) + 1000);
+    // Each new order locks its ticket and expires what is due there first: the uses come back ticket by ticket as they race.
+    const raced = await Promise.all(Array.from({ length: 24 }, (_, i) => orderPatiently(event, [[tickets[i % 2]!, 1]], { coupon_code: code })));
+    for (const res of raced) if (res.status !== 201) expectConflict(res, 'coupon_exhausted');
+    const created = raced.filter((res) => res.status === 201);
+    expect(created.length).toBeLessThanOrEqual(4);
+    expect(created.length).toBeGreaterThan(0);
+    const live = await suite.db('orders').join('reservations', 'reservations.order_id', 'orders.guid').where('orders.coupon_code', code).whereIn('reservations.state', ['reserved', 'pending', 'confirmed']).countDistinct({ n: 'orders.guid' });
+    expect(Number(live[0]!.n)).toBe(created.length);
+    expect(await usedCount(code)).toBe(created.length);
+    for (const ticket of tickets) await expectInvariant(suite.who, suite.db, ticket);
+  });
+});
+
 describe('over gRPC', { timeout: 60_000 }, () => {
   it('CreateOrder takes coupon_code; the discount as decimal strings', async () => {
     const event = await newEvent(suite.who);
