@@ -9,7 +9,7 @@ import { CURRENCY_DIGITS } from '../../lib/money.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
-import { ADD_CODES, COUPON, COUPON_CODE } from '../../lib/fields/coupon.js';
+import { ADD_CODES, CODE_PATTERN, COUPON, COUPON_CODE, PREFIX_PATTERN } from '../../lib/fields/coupon.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
 import { decimalPattern, HTTP_URL_PATTERN, NOT_BLANK_PATTERN, TIMESTAMP_PATTERN } from './patterns.js';
@@ -260,6 +260,19 @@ const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
 
+/** POST /coupon/:guid/codes: the body by its table, with the patterns of a code and of a prefix. */
+function codesAddSchema(): Schema {
+  const schema = inputSchema(ADD_CODES, true, 'Either codes or generate (with an optional prefix), not both; a null limit means no limit. JSON for codes.');
+  const properties = schema.properties as Record<string, Schema>;
+  const codes = properties.codes as Schema & { items: Schema & { properties: Record<string, Schema> } };
+  const code = codes.items.properties.code!;
+  codes.items.properties.code = { ...code, pattern: CODE_PATTERN };
+  properties.codes = { ...codes, minItems: 1 };
+  const prefix = properties.prefix!;
+  properties.prefix = { ...prefix, pattern: PREFIX_PATTERN };
+  return { ...schema, examples: [{ generate: 10, prefix: 'SUMMER-' }] };
+}
+
 /**
  * The request bodies of the resources (creation and update), as `components.requestBodies`
  * rather than `components.schemas`: a generator reads a `default` in a schema as "always
@@ -291,10 +304,7 @@ export function inputSchemas(): Record<string, Schema> {
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
     CouponCreate: inputSchema(COUPON, true, 'A new coupon of the event (docs/coupons.md).'),
     CouponUpdate: inputSchema(COUPON, false, 'Any subset of the coupon fields; discount_type and value must still fit together.'),
-    CouponCodesAdd: {
-      ...inputSchema(ADD_CODES, true, 'Either codes or generate (with an optional prefix), not both; null limits mean no limit. JSON for codes.'),
-      examples: [{ generate: 10, prefix: 'SUMMER-' }],
-    },
+    CouponCodesAdd: codesAddSchema(),
   };
 }
 

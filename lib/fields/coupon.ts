@@ -97,6 +97,8 @@ export const MAX_CODES_PER_REQUEST = 1000;
 /** A generated code's prefix: 0..32 printable ASCII characters without spaces. */
 export const PREFIX_MAX = 32;
 
+export const PREFIX_PATTERN = `^[\\x21-\\x7e]{0,${PREFIX_MAX}}$`;
+
 /** The body of POST /coupon/:guid/codes: `codes`, or `generate` with `prefix` (and limits for all). */
 export const ADD_CODES_FIELDS = {
   codes: {

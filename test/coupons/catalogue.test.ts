@@ -6,7 +6,7 @@
  */
 import { credentials, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CouponServiceClient, DiscountType } from '../../lib/gen/ticketing/v1/coupon.js';
+import { Coupon, CouponServiceClient, DiscountType } from '../../lib/gen/ticketing/v1/coupon.js';
 import { readErrorDetails } from '../../lib/grpc/errors.js';
 import { callerMetadata, grpcCall, grpcFailure } from '../support/grpc.js';
 import { bearer, GUID, request, signUpAndLogin, type Account } from '../support/http.js';
@@ -292,10 +292,10 @@ describe('CouponService over gRPC', () => {
     try {
       const md = callerMetadata(account.accessToken);
       const event = await newEvent();
-      const blank = { guid: '', company_id: '', event_id: '', ticket_ids: [], etag: '' };
+      const coupon = (fields: Partial<Coupon>) => Coupon.fromPartial(fields);
       const created = await grpcCall(
         client.createCoupon.bind(client),
-        { event_id: event, coupon: { ...blank, name: 'Grpc', discount_type: DiscountType.DISCOUNT_TYPE_PRICE, value: '7.5' }, request_id: '' },
+        { event_id: event, coupon: coupon({ name: 'Grpc', discount_type: DiscountType.DISCOUNT_TYPE_PRICE, value: '7.5' }), request_id: '' },
         md,
       );
       expect(created).toMatchObject({ event_id: event, name: 'Grpc', discount_type: DiscountType.DISCOUNT_TYPE_PRICE, value: '7.5', ticket_ids: [] });
@@ -303,11 +303,11 @@ describe('CouponService over gRPC', () => {
       const list = await grpcCall(client.listCoupons.bind(client), { event_id: event, page_size: 0, page_token: '' }, md);
       expect(list.coupons.map((c) => c.guid)).toEqual([created.guid]);
 
-      const updated = await grpcCall(client.updateCoupon.bind(client), { guid: created.guid, coupon: { ...blank, name: 'Grpc 2' }, update_mask: [], etag: '' }, md);
+      const updated = await grpcCall(client.updateCoupon.bind(client), { guid: created.guid, coupon: coupon({ name: 'Grpc 2' }), update_mask: [], etag: '' }, md);
       expect(updated).toMatchObject({ name: 'Grpc 2', value: '7.5', discount_type: DiscountType.DISCOUNT_TYPE_PRICE });
 
       const invalid = await grpcFailure(
-        grpcCall(client.createCoupon.bind(client), { event_id: event, coupon: { ...blank, name: 'X', discount_type: DiscountType.DISCOUNT_TYPE_NONE, value: '1' }, request_id: '' }, md),
+        grpcCall(client.createCoupon.bind(client), { event_id: event, coupon: coupon({ name: 'X', discount_type: DiscountType.DISCOUNT_TYPE_NONE, value: '1' }), request_id: '' }, md),
       );
       expect(invalid.code).toBe(status.INVALID_ARGUMENT);
       expect(readErrorDetails(invalid).fieldViolations?.map((v) => v.field)).toEqual(['value']);
@@ -345,7 +345,7 @@ describe('CouponService over gRPC', () => {
     try {
       const md = callerMetadata(account.accessToken);
       const event = await newEvent();
-      const request = { event_id: event, coupon: { guid: '', company_id: '', event_id: '', ticket_ids: [], etag: '', name: 'Once', discount_type: DiscountType.DISCOUNT_TYPE_NONE }, request_id: 'coupon-once-1' };
+      const request = { event_id: event, coupon: Coupon.fromPartial({ name: 'Once', discount_type: DiscountType.DISCOUNT_TYPE_NONE }), request_id: 'coupon-once-1' };
       const first = await grpcCall(client.createCoupon.bind(client), request, md);
       const again = await grpcCall(client.createCoupon.bind(client), request, md);
       expect(again.guid).toBe(first.guid);
