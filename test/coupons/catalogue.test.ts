@@ -117,9 +117,12 @@ describe('coupons over REST', () => {
   it('ticket_ids: each once, live tickets of that event only', async () => {
     const event = await newEvent();
     const ticket = await newTicket(event);
-    const twice = await api(account, 'POST', `/event/${event}/coupons`, { name: 'A', discount_type: 'none', ticket_ids: [ticket, ticket] });
+    const twice = await api(account, 'POST', `/event/${event}/coupons`, { name: 'A', discount_type: 'none', ticket_ids: [ticket, ticket.toUpperCase()] });
     expect(twice.status).toBe(422);
     expect(fieldsOf(twice)).toEqual(['ticket_ids']);
+    const upper = await api(account, 'POST', `/event/${event}/coupons`, { name: 'A', discount_type: 'none', ticket_ids: [ticket.toUpperCase()] });
+    expect(upper.status, upper.text).toBe(201);
+    expect(upper.body.ticket_ids).toEqual([ticket]);
     const elsewhere = await newTicket(await newEvent());
     const foreign = await api(account, 'POST', `/event/${event}/coupons`, { name: 'A', discount_type: 'none', ticket_ids: [elsewhere] });
     expect(fieldsOf(foreign)).toEqual(['ticket_ids']);
@@ -257,6 +260,29 @@ describe('codes over REST', () => {
     // Another event may use the same code.
     const elsewhere = await newCoupon(await newEvent());
     expect((await api(account, 'POST', `/coupon/${elsewhere.guid}/codes`, { codes: [{ code: 'taken-1' }] })).status).toBe(201);
+  });
+
+  it('racing requests for the same code (ignoring case): exactly one adds it, the other is 409 and adds nothing', async () => {
+    const event = await newEvent();
+    const [a, b] = [await newCoupon(event), await newCoupon(event)];
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api(account, 'POST', `/coupon/${(i % 2 ? a : b).guid}/codes`, { codes: [{ code: `Own-${i}` }, { code: i % 2 ? 'RACE' : 'race' }] })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const refused of results.filter((r) => r.status === 409)) expect(refused.body).toMatchObject({ code: 'coupon_code_taken' });
+    const codes = [...(await api(account, 'GET', `/coupon/${a.guid}/codes`)).body, ...(await api(account, 'GET', `/coupon/${b.guid}/codes`)).body].map((c: any) => c.code);
+    expect(codes).toHaveLength(2);
+    expect(codes.filter((c: string) => c.toLowerCase() === 'race')).toHaveLength(1);
+  });
+
+  it('an Idempotency-Key makes a retry of generated codes answer the first codes and add none', async () => {
+    const coupon = await newCoupon(await newEvent());
+    const send = () => request(`${stack.baseUrl}/coupon/${coupon.guid}/codes`, { method: 'POST', headers: bearer(account.accessToken, { 'Idempotency-Key': `codes-${coupon.guid}` }), json: { generate: 3 } });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const again = await send();
+    expect(again.body).toEqual(first.body);
+    expect((await api(account, 'GET', `/coupon/${coupon.guid}/codes`)).body).toHaveLength(3);
   });
 
   it('codes page by page', async () => {

@@ -58,6 +58,10 @@ const codeListKey = (couponGuid: string) => `coupon-codes:${couponGuid}`;
 /** How often new codes are drawn when a generated one is taken already (about 59 bits each: practically never). */
 const GENERATION_ATTEMPTS = 5;
 
+/** ticket_ids as stored: each GUID lower-case (one that is no GUID stays as sent, and is refused as no ticket of the event). */
+const storedTicketIds = <V extends { ticket_ids?: string[] | null }>(values: V): V =>
+  values.ticket_ids ? { ...values, ticket_ids: values.ticket_ids.map((id) => storedGuid(id) ?? id) } : values;
+
 /** Refuses with every violation found, if any. */
 const refused = (violations: FieldViolation[]) => {
   if (violations.length) throw RpcError.invalidArgument(violations);
@@ -114,7 +118,9 @@ export class CouponService {
       const event = await this.events.find(caller, request.event_id);
       const now = new Date();
       const prospective = { ...COUPON_SERVER_DEFAULTS, guid: newGuid(), company_id: event.company_id, event_id: event.guid, created_at: now };
-      const { values, violations } = checkNew(COUPON, coupon, prospective);
+      const checked = checkNew(COUPON, coupon, prospective);
+      const { violations } = checked;
+      const values = storedTicketIds(checked.values);
       if (!violations.some((v) => v.field === 'discount_type' || v.field === 'value' || v.field === 'ticket_ids')) {
         violations.push(...(await this.couponViolations(values, event.guid, event.currency, new Set(['discount_type', 'value', 'ticket_ids']))));
       }
@@ -147,7 +153,9 @@ export class CouponService {
       const current = await this.find(caller, request.guid);
       const version = conditionalVersion('coupon', request.etag, () => ({ etag: couponEtag(current), version: current.version }));
       if (mask.length === 0) return couponMessage(current);
-      const { changes, guards, violations } = checkChanges(COUPON, coupon, mask, current);
+      const checked = checkChanges(COUPON, coupon, mask, current);
+      const { guards, violations } = checked;
+      const changes = storedTicketIds(checked.changes);
       const merged = { ...current, ...changes };
       if (!violations.some((v) => v.field === 'discount_type' || v.field === 'value' || v.field === 'ticket_ids')) {
         const event = await this.events.find(caller, current.event_id);
