@@ -114,6 +114,13 @@ describe('coupons over REST', () => {
     expect(fieldsOf(res)).toContain(field);
   });
 
+  it('every refused field in one answer', async () => {
+    const event = await newEvent();
+    const res = await api(account, 'POST', `/event/${event}/coupons`, { name: '', discount_type: 'bogus', ticket_ids: ['3f2b8c1e-5d4a-4b7e-9c1f-2a6d8e0b4c7a'] });
+    expect(res.status).toBe(422);
+    expect(fieldsOf(res).sort()).toEqual(['discount_type', 'name', 'ticket_ids']);
+  });
+
   it('ticket_ids: each once, live tickets of that event only', async () => {
     const event = await newEvent();
     const ticket = await newTicket(event);
@@ -217,6 +224,8 @@ describe('codes over REST', () => {
     ['prefix', { generate: 2, prefix: 'has space' }],
     ['prefix', { generate: 2, prefix: 'x'.repeat(33) }],
     ['usage_count', { generate: 2, usage_count: 0 }],
+    ['prefix', { codes: [{ code: 'GOOD1' }], prefix: 'P-' }],
+    ['usage_count', { codes: [{ code: 'GOOD1' }], usage_count: null }],
   ])('422 naming %s for %j', async (field, body) => {
     const coupon = await newCoupon(await newEvent());
     const res = await api(account, 'POST', `/coupon/${coupon.guid}/codes`, body);

@@ -67,7 +67,13 @@ const RULES_IN_WORDS: Record<string, Record<string, string>> = {
     valid_from: 'before valid_until (an order rule between two fields)',
     valid_until: 'after valid_from',
   },
-  addCouponCodes: { codes: 'either codes or generate, not both and not neither (two fields)', generate: 'either codes or generate, not both' },
+  addCouponCodes: {
+    codes: 'either codes or generate, not both and not neither (two fields)',
+    generate: 'either codes or generate, not both',
+    prefix: 'only with generate (two fields)',
+    usage_count: 'only with generate: given codes carry their own (two fields)',
+    applies_to_count: 'only with generate: given codes carry their own (two fields)',
+  },
 };
 RULES_IN_WORDS.updateCoupon = RULES_IN_WORDS.createCoupon!;
 RULES_IN_WORDS.updateTicket = RULES_IN_WORDS.createTicket!;

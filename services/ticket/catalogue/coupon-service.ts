@@ -84,11 +84,25 @@ export class CouponService {
     return findInCompanies('Coupon', caller.companyIds, guid, (companyIds, id) => this.store.find(companyIds, id));
   }
 
-  /** The rules between fields and against the event: value by discount_type and currency, ticket_ids of the event. */
-  private async couponViolations(values: Pick<CouponRecord, 'discount_type' | 'value' | 'ticket_ids'>, eventGuid: string, currency: string, changed: ReadonlySet<string>): Promise<FieldViolation[]> {
+  /**
+   * The rules between fields and against the event, for the fields `changed`: value by
+   * discount_type and currency, ticket_ids of the event. A field already refused by its own
+   * rule (`found`) is not judged again.
+   */
+  private async couponViolations(
+    values: Pick<CouponRecord, 'discount_type' | 'value' | 'ticket_ids'>,
+    eventGuid: string,
+    currency: string,
+    changed: ReadonlySet<string>,
+    found: readonly FieldViolation[],
+  ): Promise<FieldViolation[]> {
+    const refusedAlready = new Set(found.map((v) => v.field));
     const violations: FieldViolation[] = [];
-    if (changed.has('discount_type') || changed.has('value')) violations.push(...couponValueViolations(values.discount_type, values.value, currency));
-    if (changed.has('ticket_ids') && values.ticket_ids) violations.push(...ticketIdsViolations(values.ticket_ids, await this.store.liveTickets(eventGuid, values.ticket_ids)));
+    const valueClean = !refusedAlready.has('discount_type') && !refusedAlready.has('value');
+    if (valueClean && (changed.has('discount_type') || changed.has('value'))) violations.push(...couponValueViolations(values.discount_type, values.value, currency));
+    if (!refusedAlready.has('ticket_ids') && changed.has('ticket_ids') && values.ticket_ids) {
+      violations.push(...ticketIdsViolations(values.ticket_ids, await this.store.liveTickets(eventGuid, values.ticket_ids)));
+    }
     return violations;
   }
 
@@ -121,9 +135,7 @@ export class CouponService {
       const checked = checkNew(COUPON, coupon, prospective);
       const { violations } = checked;
       const values = storedTicketIds(checked.values);
-      if (!violations.some((v) => v.field === 'discount_type' || v.field === 'value' || v.field === 'ticket_ids')) {
-        violations.push(...(await this.couponViolations(values, event.guid, event.currency, new Set(['discount_type', 'value', 'ticket_ids']))));
-      }
+      violations.push(...(await this.couponViolations(values, event.guid, event.currency, new Set(['discount_type', 'value', 'ticket_ids']), violations)));
       refused(violations);
       const record = { ...prospective, ...values, updated_at: now, version: 1 };
       const write = async (trx: Knex) => {
@@ -157,10 +169,8 @@ export class CouponService {
       const { guards, violations } = checked;
       const changes = storedTicketIds(checked.changes);
       const merged = { ...current, ...changes };
-      if (!violations.some((v) => v.field === 'discount_type' || v.field === 'value' || v.field === 'ticket_ids')) {
-        const event = await this.events.find(caller, current.event_id);
-        violations.push(...(await this.couponViolations(merged, current.event_id, event.currency, new Set(Object.keys(changes)))));
-      }
+      const event = await this.events.find(caller, current.event_id);
+      violations.push(...(await this.couponViolations(merged, current.event_id, event.currency, new Set(Object.keys(changes)), violations)));
       refused(violations);
       if (validateOnly) return couponMessage(current);
       // Always on the version read: the value's rule spans two fields, so a concurrent change of the other one is checked again.
@@ -203,6 +213,11 @@ export class CouponService {
     if (request.codes.length > 0 && generating) refused([...violations, { field: 'generate', description: 'must not be sent with codes' }]);
     const now = new Date();
     if (!generating) {
+      // The prefix and the shared limits are for generated codes; given codes carry their own.
+      if (request.prefix !== undefined) violations.push({ field: 'prefix', description: 'is only for generate' });
+      for (const field of CODE_LIMITS) {
+        if (request[field] !== undefined || request.null_fields.includes(field)) violations.push({ field, description: 'is only for generate: each code of codes carries its own' });
+      }
       if (request.codes.length === 0) violations.push({ field: 'codes', description: 'is required (or generate): at least one code' });
       if (request.codes.length > MAX_CODES_PER_REQUEST) violations.push({ field: 'codes', description: `must hold at most ${MAX_CODES_PER_REQUEST} items` });
       refused(violations);
