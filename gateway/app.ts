@@ -24,6 +24,7 @@ import { orderRoutes } from './routes/orders.js';
 import { reservationRoutes } from './routes/reservations.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { couponRoutes } from './routes/coupons.js';
 
 export interface AppOptions {
   /** Where the API's rate limits are counted (Redis, shared by replicas); without one, in this process. */
@@ -93,7 +94,7 @@ export function createApp(config: Config, clients: BackendClients, logger: Logge
   };
   app.use(config.AUTH_PATH_PREFIX, rememberPrefix, checkForwarding, tokenBeforeBody, parseWhenSent, authRoutes(clients, call));
   const admitSale = admitNewSales(loopLag, config.SHED_NEW_SALES_LAG_MS);
-  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call, admitSale), orderRoutes(clients, call, admitSale, new CouponTries(rateLimitStore)), webhookRoutes(clients, call));
+  app.use(checkForwarding, tokenBeforeBody, parseWhenSent, eventRoutes(clients, call), ticketRoutes(clients, call, logger), reservationRoutes(clients, call, admitSale), orderRoutes(clients, call, admitSale, new CouponTries(rateLimitStore)), webhookRoutes(clients, call), couponRoutes(clients, call));
 
   app.use((req, res) => sendProblem(res, { status: 404, detail: `No route for ${req.method} ${req.path}.` }));
 

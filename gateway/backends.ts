@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
+import { Coupon, type CouponServiceClient } from '../lib/gen/ticketing/v1/coupon.js';
 import { Event, type EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
 import type { Order, OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
 import type { Reservation, ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
@@ -76,6 +77,22 @@ export function webhookBackend(client: WebhookServiceClient, call: Caller) {
     list: unary(call, client.listWebhooks.bind(client)),
     sendTest: unary(call, client.sendTestEvent.bind(client)),
     deliveries: unary(call, client.listDeliveries.bind(client)),
+  };
+}
+
+export function couponBackend(client: CouponServiceClient, call: Caller) {
+  const methods = { get: client.getCoupon, create: client.createCoupon, update: client.updateCoupon, delete: client.deleteCoupon };
+  const coupon = (fields: Record<string, unknown>) => Coupon.fromPartial(fields as Partial<Coupon>);
+  const item = itemBackend(call, bound(client, methods), {
+    create: (resource) => ({ event_id: resource.parentGuid, coupon: coupon(resource.fields), request_id: resource.requestId }),
+    update: (change) => ({ guid: change.guid, coupon: coupon(change.fields), update_mask: change.updateMask, etag: change.ifMatch }),
+  });
+  return {
+    item,
+    list: unary(call, client.listCoupons.bind(client)),
+    addCodes: unary(call, client.addCouponCodes.bind(client)),
+    listCodes: unary(call, client.listCouponCodes.bind(client)),
+    deleteCode: unary(call, client.deleteCouponCode.bind(client)),
   };
 }
 

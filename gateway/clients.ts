@@ -1,6 +1,7 @@
 import { makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { AuthServiceClient } from '../lib/gen/auth/v1/auth.js';
+import { CouponServiceClient } from '../lib/gen/ticketing/v1/coupon.js';
 import { EventServiceClient } from '../lib/gen/ticketing/v1/event.js';
 import { OrderServiceClient } from '../lib/gen/ticketing/v1/order.js';
 import { ReservationServiceClient } from '../lib/gen/ticketing/v1/reservation.js';
@@ -18,6 +19,7 @@ export interface BackendClients {
   reservations: ReservationServiceClient;
   orders: OrderServiceClient;
   webhooks: WebhookServiceClient;
+  coupons: CouponServiceClient;
   authHealth: Client;
   ticketHealth: Client;
   close(): void;
@@ -30,6 +32,7 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
   const reservations = new ReservationServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const orders = new OrderServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const webhooks = new WebhookServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
+  const coupons = new CouponServiceClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   const authHealth = new HealthClient(authAddress, insecure(), CLIENT_OPTIONS);
   const ticketHealth = new HealthClient(ticketAddress, insecure(), CLIENT_OPTIONS);
   return {
@@ -39,10 +42,11 @@ export function createBackendClients(authAddress: string, ticketAddress: string)
     reservations,
     orders,
     webhooks,
+    coupons,
     authHealth,
     ticketHealth,
     close() {
-      for (const client of [auth, tickets, events, reservations, orders, webhooks, authHealth, ticketHealth]) client.close();
+      for (const client of [auth, tickets, events, reservations, orders, webhooks, coupons, authHealth, ticketHealth]) client.close();
     },
   };
 }

@@ -26,6 +26,7 @@ export const BOTH_BACKENDS_FILES = [
   'test/auth/token-spelling.test.ts',
   'test/auth/tokens.test.ts',
   'test/auth/zero-companies.test.ts',
+  'test/coupons/catalogue.test.ts',
   'test/coupons/use.test.ts',
   'test/fields/field-table.test.ts',
   'test/fields/row-messages.test.ts',

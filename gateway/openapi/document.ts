@@ -7,6 +7,7 @@ import { operationPaths } from './paths/operations.js';
 import { stockPaths } from './paths/stock.js';
 import { ticketPaths } from './paths/tickets.js';
 import { webhookPaths } from './paths/webhooks.js';
+import { couponPaths } from './paths/coupons.js';
 import { componentSchemas, inputSchemas, type Schema } from './schemas.js';
 import { startHere } from './start-here.js';
 
@@ -17,7 +18,7 @@ import { startHere } from './start-here.js';
  * both directions.
  */
 
-const operations = (authPrefix: string) => ({ ...authPaths(authPrefix), ...eventPaths(), ...ticketPaths(), ...stockPaths(), ...webhookPaths(), ...operationPaths() });
+const operations = (authPrefix: string) => ({ ...authPaths(authPrefix), ...eventPaths(), ...ticketPaths(), ...stockPaths(), ...webhookPaths(), ...couponPaths(), ...operationPaths() });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -157,6 +158,7 @@ export function openApiDocument(options: { authPrefix: string; serverUrl?: strin
       { name: 'tickets', description: 'Tickets of events (the ticket service).' },
       { name: 'stock', description: 'Stock moves: reserve, pay, confirm, release, expire, scan (docs/stock-moves.md).' },
       { name: 'webhooks', description: 'Signed webhooks of every change (docs/webhooks.md).' },
+      { name: 'coupons', description: 'Coupons of events and their codes (docs/coupons.md).' },
       { name: 'operations', description: 'Health and this documentation.' },
     ],
     security: [{ bearer: [] }, { password: [] }, { clientCredentials: [] }],

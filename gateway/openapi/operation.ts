@@ -5,7 +5,7 @@ import type { Schema } from './schemas.js';
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
 export interface Operation {
-  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'webhooks' | 'operations';
+  tag: 'auth' | 'events' | 'tickets' | 'stock' | 'webhooks' | 'coupons' | 'operations';
   summary: string;
   /** What the docs page shows under the summary: what it does and what to expect. */
   description: string;

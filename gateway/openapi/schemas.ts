@@ -9,6 +9,7 @@ import { CURRENCY_DIGITS } from '../../lib/money.js';
 import { ORDER, ORDER_BODIES, ORDER_FIELDS, ORDER_LINES, SET_HOLDER } from '../../lib/fields/order.js';
 import { BUSY_CODES, SERVER_BUSY, STOCK_CONFLICTS, TICKET_BUSY } from '../../lib/stock-conflicts.js';
 import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
+import { ADD_CODES, CODE_PATTERN, COUPON, COUPON_CODE, PREFIX_PATTERN } from '../../lib/fields/coupon.js';
 import { NEW_NAME_FIELDS } from '../../lib/fields/user.js';
 import { exampleBody, exampleOf } from './examples.js';
 import { decimalPattern, HTTP_URL_PATTERN, NOT_BLANK_PATTERN, TIMESTAMP_PATTERN } from './patterns.js';
@@ -255,8 +256,22 @@ const STOCK_PROBLEM_MEMBERS: Record<string, Schema> = {
   cancelled_at: { ...TIMESTAMP, description: 'barcode_cancelled: when the barcode was cancelled.' },
   barcode: { type: 'string', description: 'already_scanned or barcode_cancelled refusing a cancellation: the barcode named that was scanned or cancelled already.' },
   ticket_id: { ...GUID, description: 'A refused order line: the GUID of its ticket.' },
+  coupon_code: { type: 'string', description: 'coupon_code_taken: the code that is taken within the event (ignoring case).' },
   remaining: { type: 'integer', minimum: 0, description: 'insufficient_stock: how many can still be reserved (available_stock - availability_margin - sold_count - reserved_count - pending_count); a smaller amount up to it may succeed.' },
 };
+
+/** POST /coupon/:guid/codes: the body by its table, with the patterns of a code and of a prefix. */
+function codesAddSchema(): Schema {
+  const schema = inputSchema(ADD_CODES, true, 'Either codes or generate (with an optional prefix), not both; a null limit means no limit. JSON for codes.');
+  const properties = schema.properties as Record<string, Schema>;
+  const codes = properties.codes as Schema & { items: Schema & { properties: Record<string, Schema> } };
+  const code = codes.items.properties.code!;
+  codes.items.properties.code = { ...code, pattern: CODE_PATTERN };
+  properties.codes = { ...codes, minItems: 1 };
+  const prefix = properties.prefix!;
+  properties.prefix = { ...prefix, pattern: PREFIX_PATTERN };
+  return { ...schema, examples: [{ generate: 10, prefix: 'SUMMER-' }] };
+}
 
 /**
  * The request bodies of the resources (creation and update), as `components.requestBodies`
@@ -287,6 +302,9 @@ export function inputSchemas(): Record<string, Schema> {
     BarcodeHolderUpdate: inputSchema(SET_HOLDER, true, 'The barcode\'s holder, or null to clear it. JSON only.'),
     WebhookCreate: inputSchema(WEBHOOK, true, 'A new webhook endpoint (docs/webhooks.md).'),
     WebhookUpdate: inputSchema(WEBHOOK, false, 'Any subset of url, events, description, enabled.'),
+    CouponCreate: inputSchema(COUPON, true, 'A new coupon of the event (docs/coupons.md).'),
+    CouponUpdate: inputSchema(COUPON, false, 'Any subset of the coupon fields; discount_type and value must still fit together.'),
+    CouponCodesAdd: codesAddSchema(),
   };
 }
 
@@ -441,6 +459,8 @@ export function componentSchemas(): Record<string, Schema> {
     },
     Webhook: resourceSchema(WEBHOOK, 'A webhook endpoint (docs/webhooks.md); the secret is never shown again after creation.'),
     WebhookCreated: webhookCreatedSchema(),
+    Coupon: resourceSchema(COUPON, 'A coupon: a campaign of one event (docs/coupons.md).'),
+    CouponCode: resourceSchema(COUPON_CODE, 'A code of a coupon: what buyers type.'),
     WebhookDelivery: resourceSchema(DELIVERY, 'One attempt to deliver an event to the endpoint.'),
     WebhookTestQueued: objectOf(['event_id'], () => ({ type: 'string', description: 'The queued webhook.test event: its webhook-id header.' })),
     Health: {

@@ -20,7 +20,7 @@ export const EVENT_FIELDS = {
     default: 'EUR',
     example: 'EUR',
     description:
-      'ISO 4217 code of the currency of every price of the event\'s tickets and orders, one with 0 or 2 minor digits (EUR, USD, GBP, JPY, ...); not sent at creation: the DEFAULT_CURRENCY setting (EUR). It cannot change while the event has a live or confirmed sale (409 currency_locked), nor to one with fewer digits than a ticket\'s min_price has.',
+      'ISO 4217 code of the currency of every price of the event\'s tickets and orders, one with 0 or 2 minor digits (EUR, USD, GBP, JPY, ...); not sent at creation: the DEFAULT_CURRENCY setting (EUR). It cannot change while the event has a live or confirmed sale (409 currency_locked), nor to one with fewer digits than a ticket\'s min_price or a fixed or price coupon\'s value has.',
   },
   status: { kind: { type: 'enum', values: EVENT_STATUSES }, nullable: false, role: 'computed', description: 'Always normal.' },
   created_at: { kind: TIMESTAMP, nullable: false, role: 'server-managed', description: 'When the event was created.' },

@@ -31,9 +31,11 @@ export function toMessageFields(table: FieldTable, values: Readonly<Record<strin
   return message;
 }
 
-/** A message field's value as the table's value: null when unset; an enum number as its name (null for UNSPECIFIED or unknown numbers). */
+/** A message field's value as the table's value: null when unset (a nullable list: when empty); an enum number as its name (null for UNSPECIFIED or unknown numbers). */
 export function fromMessageField(def: FieldDef, raw: unknown): ValueOfAny {
   if (raw === undefined || raw === null) return null;
   if (def.kind.type === 'enum') return typeof raw === 'number' ? (def.kind.values[raw - 1] ?? null) : null;
+  // A repeated field is never unset: a nullable list's null is the empty list (its kind refuses an empty one).
+  if (def.kind.type === 'text-list' && def.nullable && Array.isArray(raw) && raw.length === 0) return null;
   return raw as ValueOfAny;
 }

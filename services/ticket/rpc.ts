@@ -2,6 +2,17 @@ import type { handleUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { Clock } from '../../lib/clock.js';
 import type { Knex } from '../../lib/db.js';
 import type {
+  AddCouponCodesRequest,
+  CouponServiceServer,
+  CreateCouponRequest,
+  DeleteCouponCodeRequest,
+  DeleteCouponRequest,
+  GetCouponRequest,
+  ListCouponCodesRequest,
+  ListCouponsRequest,
+  UpdateCouponRequest,
+} from '../../lib/gen/ticketing/v1/coupon.js';
+import type {
   CreateEventRequest,
   DeleteEventRequest,
   EventServiceServer,
@@ -46,11 +57,13 @@ import { serverStream, unary } from '../../lib/grpc/server.js';
 import { isValidateOnly } from '../../lib/grpc/validate-only.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AuthCheck, AuthenticatedCaller } from './access/auth-check.js';
+import { CouponService } from './catalogue/coupon-service.js';
 import { EventService } from './catalogue/event-service.js';
 import { IdempotentCreation } from './idempotency/idempotent-creation.js';
 import { OrderService } from './sales/order-service.js';
 import { ReservationService } from './sales/reservation-service.js';
 import { TicketService } from './catalogue/ticket-service.js';
+import { CouponStore } from './store/coupon-store.js';
 import { EventStore } from './store/event-store.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { OrderStore } from './store/order-store.js';
@@ -77,7 +90,8 @@ export function ticketServices(db: Knex, options: { allowPrivateTargets: boolean
   const ticketStore = new SettlingTicketStore(db, (guids) => reservations.settleDue(guids));
   const tickets = new TicketService(ticketStore, events, creations);
   const webhooks = new WebhookService(new WebhookStore(db), creations, options.allowPrivateTargets);
-  return { engine, events, reservations, orders, tickets, webhooks };
+  const coupons = new CouponService(new CouponStore(db), events, creations);
+  return { engine, events, reservations, orders, tickets, webhooks, coupons };
 }
 
 export type TicketServices = ReturnType<typeof ticketServices>;
@@ -177,6 +191,26 @@ export function webhookRpcHandlers({ webhooks }: TicketServices, auth: AuthCheck
     }),
     sendTestEvent: handler('SendTestEvent', (caller, req: SendTestEventRequest) => webhooks.sendTest(caller, req.guid)),
     listDeliveries: handler('ListDeliveries', (caller, req: ListDeliveriesRequest) => webhooks.deliveries(caller, req)),
+  };
+}
+
+export function couponRpcHandlers({ coupons }: TicketServices, auth: AuthCheck, logger: Logger): CouponServiceServer {
+  const handler = authenticated(auth, logger);
+  return {
+    createCoupon: handler('CreateCoupon', (caller, req: CreateCouponRequest, validateOnly) => coupons.create(caller, req, validateOnly)),
+    getCoupon: handler('GetCoupon', (caller, req: GetCouponRequest) => coupons.get(caller, req.guid)),
+    listCoupons: handler('ListCoupons', (caller, req: ListCouponsRequest) => coupons.list(caller, req)),
+    updateCoupon: handler('UpdateCoupon', (caller, req: UpdateCouponRequest, validateOnly) => coupons.update(caller, req, validateOnly)),
+    deleteCoupon: handler('DeleteCoupon', async (caller, req: DeleteCouponRequest) => {
+      await coupons.delete(caller, req);
+      return {};
+    }),
+    addCouponCodes: handler('AddCouponCodes', (caller, req: AddCouponCodesRequest) => coupons.addCodes(caller, req)),
+    listCouponCodes: handler('ListCouponCodes', (caller, req: ListCouponCodesRequest) => coupons.listCodes(caller, req)),
+    deleteCouponCode: handler('DeleteCouponCode', async (caller, req: DeleteCouponCodeRequest) => {
+      await coupons.deleteCode(caller, req);
+      return {};
+    }),
   };
 }
 

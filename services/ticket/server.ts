@@ -2,6 +2,7 @@ import path from 'node:path';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { Config } from '../../lib/config.js';
 import { createDatabase, migrationSource, type Knex } from '../../lib/db.js';
+import { CouponServiceService } from '../../lib/gen/ticketing/v1/coupon.js';
 import { EventServiceService } from '../../lib/gen/ticketing/v1/event.js';
 import { OrderServiceService } from '../../lib/gen/ticketing/v1/order.js';
 import { ReservationServiceService } from '../../lib/gen/ticketing/v1/reservation.js';
@@ -12,7 +13,7 @@ import type { Logger } from '../../lib/logger.js';
 import { observePool } from '../../lib/metrics.js';
 import { AuthCheck } from './access/auth-check.js';
 import { startExpirySweeper } from './stock/expiry-sweeper.js';
-import { eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
+import { couponRpcHandlers, eventRpcHandlers, orderRpcHandlers, reservationRpcHandlers, ticketRpcHandlers, ticketServices, webhookRpcHandlers } from './rpc.js';
 import { ticketMigrations } from './store/migrations/migrations.js';
 import { ReservationStore } from './store/reservation-store.js';
 import type { StockEngine } from './stock/stock-engine.js';
@@ -68,6 +69,7 @@ export async function startTicketService(config: Config, logger: Logger, options
       { definition: ReservationServiceService, implementation: reservationRpcHandlers(services, auth, logger) },
       { definition: OrderServiceService, implementation: orderRpcHandlers(services, auth, logger) },
       { definition: WebhookServiceService, implementation: webhookRpcHandlers(services, auth, logger) },
+      { definition: CouponServiceService, implementation: couponRpcHandlers(services, auth, logger) },
     ],
     logger,
     isReady: () => db.raw('select 1').then(() => true),

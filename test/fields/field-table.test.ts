@@ -16,6 +16,7 @@ import { RESERVATION, SCAN } from '../../lib/fields/reservation.js';
 import { TICKET } from '../../lib/fields/ticket.js';
 import { USER } from '../../lib/fields/user.js';
 import { DELIVERY, WEBHOOK } from '../../lib/webhooks/fields.js';
+import { COUPON, COUPON_CODE } from '../../lib/fields/coupon.js';
 import { protoRoot } from '../../lib/grpc/reflection.js';
 import { withMigratedDatabase } from './database.js';
 
@@ -35,6 +36,8 @@ const resources: Array<{ resource: Resource; message: string; file: string; tabl
   { resource: { noun: 'VAT share', fields: VAT_SHARE_FIELDS, orderRules: [] }, message: 'ticketing.v1.VatShare', file: 'ticketing/v1/order.proto', database: 'ticket', storeOnly: [] },
   { resource: WEBHOOK, message: 'ticketing.v1.Webhook', file: 'ticketing/v1/webhook.proto', table: 'webhook_endpoints', database: 'ticket', storeOnly: ['id', 'version', 'deleted_at'] },
   { resource: DELIVERY, message: 'ticketing.v1.Delivery', file: 'ticketing/v1/webhook.proto', database: 'ticket', storeOnly: [] },
+  { resource: COUPON, message: 'ticketing.v1.Coupon', file: 'ticketing/v1/coupon.proto', table: 'coupons', database: 'ticket', storeOnly: ['id', 'version'] },
+  { resource: COUPON_CODE, message: 'ticketing.v1.CouponCode', file: 'ticketing/v1/coupon.proto', table: 'coupon_codes', database: 'ticket', storeOnly: ['id', 'coupon_id', 'event_id', 'code_key'] },
   { resource: USER, message: 'auth.v1.User', file: 'auth/v1/auth.proto', table: 'users', database: 'auth', storeOnly: ['password_hash'], primaryKey: 'guid' },
 ];
 
@@ -105,7 +108,9 @@ describe.each(resources)('$message', ({ resource, message, table, database, stor
     expect(protoType(field), name).toBe(PROTO_TYPE[def.kind.type]);
     expect(field.repeated, `${name} repeated`).toBe(def.kind.type === 'text-list' || def.kind.type === 'object-list');
     // A repeated field has no presence in proto3: an empty list is "not sent" (the webhook's events).
-    if ((def.nullable && def.kind.type !== 'enum') || (def.role === 'writable' && def.kind.type !== 'text-list')) expect(hasPresence(field), `${name} needs presence`).toBe(true);
+    // A nullable list's null is the empty list, so an empty one must be refused (minItems): never a value of its own.
+    if (def.kind.type === 'text-list' && def.nullable) expect(def.kind.minItems ?? 0, `${name}: a nullable list needs minItems`).toBeGreaterThanOrEqual(1);
+    if ((def.nullable && def.kind.type !== 'enum' && def.kind.type !== 'text-list') || (def.role === 'writable' && def.kind.type !== 'text-list')) expect(hasPresence(field), `${name} needs presence`).toBe(true);
     if (def.kind.type === 'enum') {
       const values = (field.resolvedType as protobuf.Enum).values;
       const prefix = Object.keys(values).find((key) => values[key] === 0)!.replace(/UNSPECIFIED$/, '');

@@ -62,7 +62,21 @@ const RULES_IN_WORDS: Record<string, Record<string, string>> = {
     'barcodes[]': 'each a barcode of this order, named once (the stored object)',
     cancellation_fee: 'at most the unit_total of the units cancelled, with at most the currency\'s digits (the stored order)',
   },
+  createCoupon: {
+    value: 'required for percentage, fixed and price and null for none; a percentage up to 100, an amount with at most the currency\'s digits (discount_type and the stored event)',
+    ticket_ids: 'live tickets of this event, each once (the stored tickets)',
+    valid_from: 'before valid_until (an order rule between two fields)',
+    valid_until: 'after valid_from',
+  },
+  addCouponCodes: {
+    codes: 'either codes or generate, not both and not neither (two fields)',
+    generate: 'either codes or generate, not both',
+    prefix: 'only with generate (two fields)',
+    usage_count: 'only with generate: given codes carry their own (two fields)',
+    applies_to_count: 'only with generate: given codes carry their own (two fields)',
+  },
 };
+RULES_IN_WORDS.updateCoupon = RULES_IN_WORDS.createCoupon!;
 RULES_IN_WORDS.updateTicket = RULES_IN_WORDS.createTicket!;
 RULES_IN_WORDS.updateEvent = RULES_IN_WORDS.createEvent!;
 

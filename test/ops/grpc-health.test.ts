@@ -26,7 +26,7 @@ describe('gRPC health of the running stack', () => {
   it('every service of each port has its health entry, SERVING; other names are NOT_FOUND', async () => {
     const ports = { auth: stack.authGrpcAddress, ticket: stack.ticketGrpcAddress };
     const served = { auth: await servedServices(ports.auth), ticket: await servedServices(ports.ticket) };
-    expect(served.ticket).toEqual(['ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService']);
+    expect(served.ticket).toEqual(['ticketing.v1.CouponService', 'ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService']);
     expect(served.auth).toEqual(['auth.v1.AuthService']);
     for (const part of ['auth', 'ticket'] as const) {
       const other = part === 'auth' ? served.ticket : served.auth;

@@ -88,7 +88,7 @@ describe.skipIf(!pythonHasGrpc)(`gRPC reflection with a strict client${SKIPPED}`
 
   it('describes the ticket port (v1): real files and imports, every type resolves; a dynamic CreateTicket then GetTicket works', async () => {
     const out = await strictClient(stack.ticketGrpcAddress, 'grpc.reflection.v1');
-    expect(out.services).toEqual([HEALTH, ...REFLECTION, 'ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService'].sort());
+    expect(out.services).toEqual([HEALTH, ...REFLECTION, 'ticketing.v1.CouponService', 'ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService'].sort());
 
     const tickets = out.described['ticketing.v1.TicketService']!;
     expect(tickets.file).toBe('ticketing/v1/ticket.proto');

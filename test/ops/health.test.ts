@@ -59,7 +59,7 @@ describe.runIf(testBackend() === 'mysql')('gRPC health follows the database', ()
     await healed();
     const ticketServices = await servedServices(ticket);
     const authServices = await servedServices(auth);
-    expect(ticketServices).toEqual(['ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService']);
+    expect(ticketServices).toEqual(['ticketing.v1.CouponService', 'ticketing.v1.EventService', 'ticketing.v1.OrderService', 'ticketing.v1.ReservationService', 'ticketing.v1.TicketService', 'ticketing.v1.WebhookService']);
     expect(authServices).toEqual(['auth.v1.AuthService']);
     expect(await everyStatus(auth)).toEqual(all(authServices, 'SERVING'));
     expect(await everyStatus(ticket)).toEqual(all(ticketServices, 'SERVING'));

@@ -9,6 +9,7 @@ const RESOURCE_TYPES = {
   Order: 'ticketing.v1.Order',
   Barcode: 'ticketing.v1.Barcode',
   Webhook: 'ticketing.v1.Webhook',
+  Coupon: 'ticketing.v1.Coupon',
 } as const;
 
 export type ResourceKind = keyof typeof RESOURCE_TYPES;

@@ -29,6 +29,8 @@ import { recordChange } from '../store/outbox-store.js';
 import { stockConflict } from '../../../lib/stock-conflicts.js';
 import { currencyDigits, DEFAULT_CURRENCY } from '../../../lib/money.js';
 import { priceViolations } from './price-rules.js';
+import { AMOUNT_TYPES } from '../../../lib/fields/coupon.js';
+import { amountFits } from './coupon-rules.js';
 
 /** The server-managed values of a new event that are not set per event (deleted_at starts at null). */
 const EVENT_SERVER_DEFAULTS = defaultsOf(EVENT_FIELDS, 'server-managed') as Omit<ServerManagedValues<typeof EVENT_FIELDS>, 'guid' | 'company_id' | 'created_at'>;
@@ -120,14 +122,18 @@ export class EventService {
 
   /**
    * What the event sells in may change only while nothing is sold or held (409
-   * currency_locked), and only to a currency whose digits hold every ticket's min_price (422
-   * naming currency). Under the tickets' locks, so no order is priced meanwhile.
+   * currency_locked), and only to a currency whose digits hold every ticket's min_price and
+   * every fixed or price coupon's value (422 naming currency). Under the tickets' locks, so no
+   * order is priced meanwhile.
    */
   private async refuseCurrencyChange(trx: Knex, eventGuid: string, currency: string): Promise<void> {
-    const { selling, minPrices } = await this.events.lockSales(trx, eventGuid);
+    const { selling, minPrices, couponAmounts } = await this.events.lockSales(trx, eventGuid, AMOUNT_TYPES);
     if (selling) throw stockConflict('currency_locked');
     if (minPrices.some((price) => priceViolations(price, currency).length > 0)) {
       throw RpcError.invalidArgument([{ field: 'currency', description: `must have as many minor digits as every ticket's min_price needs: ${currency} has ${currencyDigits(currency)}` }]);
+    }
+    if (couponAmounts.some((value) => !amountFits(value, currency))) {
+      throw RpcError.invalidArgument([{ field: 'currency', description: `must have as many minor digits as every fixed or price coupon's value needs: ${currency} has ${currencyDigits(currency)}` }]);
     }
   }
 

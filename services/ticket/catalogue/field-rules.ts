@@ -32,7 +32,8 @@ export function checkValue(def: FieldDef, raw: unknown): CheckedValue {
     case 'timestamp':
       return problem(checkTimestamp(raw as Date), raw as Date);
     case 'text-list':
-      return { value: raw as string[] };
+      // A repeated field cannot be unset: a nullable list's null is the empty list (its kind refuses an empty one over REST).
+      return def.nullable && (raw as string[]).length === 0 ? { value: null } : { value: raw as string[] };
     case 'object': {
       const [first] = nestedViolations(kind.fields, raw as NestedValue);
       return first ? { error: `${first.field} ${first.description}` } : { value: raw as NestedValue };

@@ -46,14 +46,22 @@ export class EventStore {
   /**
    * Inside a transaction changing what the event sells in: locks the event's live tickets (as
    * a move of their stock would), then says whether any line of the event is live or
-   * confirmed, and gives the tickets' min_price.
+   * confirmed, and gives the tickets' min_price and the amounts of its live coupons (fixed and
+   * price; read locking, so a coupon committed meanwhile counts).
    */
-  async lockSales(trx: Knex, guid: string): Promise<{ selling: boolean; minPrices: string[] }> {
+  async lockSales(trx: Knex, guid: string, amountTypes: readonly string[]): Promise<{ selling: boolean; minPrices: string[]; couponAmounts: string[] }> {
     const tickets = trx('tickets').where('event_id', guid).whereNull('deleted_at').orderBy('guid');
     if (isMysql(trx)) tickets.forUpdate();
     const rows = (await tickets.select('min_price')) as Raw[];
     const sale = await trx('reservations').where('event_id', guid).whereIn('state', ['reserved', 'pending', 'confirmed']).first('id');
-    return { selling: sale !== undefined, minPrices: rows.filter((row) => row.min_price != null).map((row) => canonicalDecimal(row.min_price as string | number)) };
+    const coupons = trx('coupons').where('event_id', guid).whereNull('deleted_at').whereIn('discount_type', [...amountTypes]).whereNotNull('value');
+    if (isMysql(trx)) coupons.forShare();
+    const amounts = (await coupons.select('value')) as Raw[];
+    return {
+      selling: sale !== undefined,
+      minPrices: rows.filter((row) => row.min_price != null).map((row) => canonicalDecimal(row.min_price as string | number)),
+      couponAmounts: amounts.map((row) => canonicalDecimal(row.value as string | number)),
+    };
   }
 
   /** The next `limit` events after id `afterId`, in creation order. */
