@@ -134,6 +134,13 @@ describe('hidden tickets', { timeout: 90_000 }, () => {
     // A coupon of every ticket applies to no line of an order of the hidden ticket alone: the same 422 as an unknown code.
     expect(fields(await order(event, [[vip, 1]], { coupon_code: everyTicket }))).toEqual(['coupon_code']);
     expectConflict(await reserve(suite.who, vip, { amount: 1 }), 'coupon_required');
+    // A coupon of another event, even one naming the hidden ticket (which the catalogue would refuse), is no code of this event.
+    const otherEvents = await coupon(await newEvent(suite.who), { ticket_ids: [vip], discount_type: 'none', value: null });
+    expect(fields(await order(event, [[vip, 1]], { coupon_code: otherEvents }))).toEqual(['coupon_code']);
+    // Nor is a coupon of another company on this very event (stored with the other company's id).
+    const foreign = await coupon(event, { ticket_ids: [vip], discount_type: 'none', value: null });
+    await suite.db('coupons').whereIn('guid', suite.db('coupon_codes').where('code', foreign).select('coupon_id')).update({ company_id: randomUUID() });
+    expect(fields(await order(event, [[vip, 1]], { coupon_code: foreign }))).toEqual(['coupon_code']);
 
     for (const channel of ['online', 'box_office']) {
       const sold = await order(event, [[vip, 1]], { coupon_code: naming, channel });
